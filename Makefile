@@ -1,0 +1,112 @@
+# iommutrace build. `make` builds build/iommutrace; `make test` runs unit and host tests;
+# `make deps` installs the Debian packages the build, tests and demo need. V=1 for full commands.
+
+BUILD ?= build
+CC ?= cc
+CLANG ?= clang
+BPFTOOL ?= bpftool
+PKGS := libbpf libelf zlib sqlite3 libtracecmd libtracefs libtraceevent
+VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+
+CFLAGS ?= -O2 -g
+CFLAGS += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE \
+	  -DIT_VERSION='"$(VERSION)"' -I$(BUILD) -I. \
+	  $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+LDLIBS += $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -lelf -lz -lsqlite3) -lm
+
+ifeq ($(SAN),1)
+CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer
+LDFLAGS += -fsanitize=address,undefined
+endif
+
+ifeq ($(V),1)
+Q =
+msg =
+else
+Q = @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+.DELETE_ON_ERROR:
+.PHONY: all deps test unit-test host-test demo clean install
+
+# Debian packages: build, tests, demo.
+DEPS := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libsqlite3-dev sqlite3 \
+	libtraceevent-dev libtracefs-dev libtracecmd-dev libcmocka-dev pkg-config trace-cmd
+
+all: $(BUILD)/iommutrace
+
+deps:
+	@missing=""; for p in $(DEPS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+		if [ "$$(id -u)" != 0 ]; then echo "make deps: missing packages:$$missing; run as root or: sudo apt-get install$$missing" >&2; exit 1; fi; \
+		echo "make deps: installing$$missing"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null || exit 1; \
+	fi
+
+LIB_SRCS := $(wildcard common/*.c tracer/*.c analyzer/*.c probes/*.c) $(filter-out cli/main.c,$(wildcard cli/*.c))
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+MAIN_OBJ := $(BUILD)/cli/main.o
+
+BPF_SRC := bpf/iommutrace.bpf.c
+BPF_OBJ := $(BUILD)/iommutrace.bpf.o
+SKEL := $(BUILD)/iommutrace.skel.h
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -I/usr/include/$(shell uname -m)-linux-gnu -Ibpf
+
+$(BPF_OBJ): $(BPF_SRC) $(wildcard bpf/*.h) | $(BUILD)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp.o
+	$(Q)$(BPFTOOL) gen object $@ $@.tmp.o
+	$(Q)rm -f $@.tmp.o
+
+$(SKEL): $(BPF_OBJ)
+	$(call msg,SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name iommutrace_bpf > $@
+
+# every user-space object may include the skeleton; depfiles track the rest
+$(BUILD)/%.o: %.c $(SKEL) | $(BUILD)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/iommutrace: $(MAIN_OBJ) $(LIB_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+$(BUILD):
+	$(Q)mkdir -p $@
+
+# Tests: one cmocka binary per tests/unit/test_*.c and tests/host/test_*.c, linked with the
+# library objects. Host tests need root and a BPF-capable kernel; they skip loudly otherwise.
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+HOST_SRCS := $(wildcard tests/host/test_*.c)
+HOST_BINS := $(HOST_SRCS:tests/host/%.c=$(BUILD)/tests/host_%)
+
+$(BUILD)/tests/host_%: tests/host/%.c $(LIB_OBJS) | $(BUILD)
+	$(call msg,TEST-CC,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(LIB_OBJS) $(LDLIBS) -lcmocka -o $@
+
+$(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(BUILD)
+	$(call msg,TEST-CC,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(LIB_OBJS) $(LDLIBS) -lcmocka -o $@
+
+unit-test: $(UNIT_BINS)
+	@tests/run-tests unit $(UNIT_BINS)
+
+host-test: $(BUILD)/iommutrace $(HOST_BINS)
+	@tests/run-tests host $(HOST_BINS) $(wildcard tests/host/test_*.sh)
+
+test: deps
+	@$(MAKE) --no-print-directory all unit-test host-test
+
+demo: deps
+	@$(MAKE) --no-print-directory $(BUILD)/iommutrace
+	@tests/demo-local $(BUILD)
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Kernel side of the tracer: the iommu:* and intel_iommu:* tracepoints (tp_btf and raw_tp
+ * variants), the IOMMU core calls that reveal which domain a map/unmap/attach went to, and the
+ * driver functions that reveal the page sizes written. Every handler is compiled; user space
+ * (tracer/probe_plan.c) switches off what the running kernel cannot attach and points the
+ * fentry/kprobe slots at the functions it has. */
+#include "kernel_types.bpf.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "iommutrace.h"
+#include "probe_slots.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* probe ids of the slot programs and of the tracepoints, set by user space before load */
+const volatile __u32 domain_slot_probe[IT_DOMAIN_SLOTS];
+const volatile __u32 domain_slot_call[IT_DOMAIN_SLOTS];
+const volatile __u32 map_slot_probe[IT_MAP_SLOTS];
+const volatile __u32 unmap_slot_probe[IT_UNMAP_SLOTS];
+const volatile __u32 range_slot_probe[IT_RANGE_SLOTS];
+const volatile __u32 tp_probe[IT_TP_COUNT];
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 8 << 20);	/* resized by user space */
+} events SEC(".maps");
+
+/* reservation failures, per CPU and event kind */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, IT_EV_KIND_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} drops SEC(".maps");
+
+/* the domain of the IOMMU core call this thread is in (the last one it entered) */
+struct domain_call {
+	__u64 domain;
+	__u32 call;		/* enum it_domain_call */
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct domain_call);
+} domain_by_tid SEC(".maps");
+
+/* domains already reported with an IT_EV_DOMAIN record */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u64);
+	__type(value, __u64);
+} domains_seen SEC(".maps");
+
+static __always_inline struct it_event *reserve(__u32 kind, __u32 probe_id)
+{
+	struct it_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	__u64 id;
+
+	if (!e) {
+		__u64 *lost = bpf_map_lookup_elem(&drops, &kind);
+
+		if (lost)
+			*lost += 1;
+		return NULL;
+	}
+	id = bpf_get_current_pid_tgid();
+	e->h.ts_ns = bpf_ktime_get_ns();
+	e->h.kind = kind;
+	e->h.cpu = bpf_get_smp_processor_id();
+	e->h.pid = id >> 32;
+	e->h.tid = (__u32)id;
+	e->h.probe_id = probe_id;
+	e->h.flags = 0;
+	bpf_get_current_comm(e->h.comm, sizeof(e->h.comm));
+	return e;
+}
+
+/* The domain of the thread's current IOMMU core call of the given kind, or 0. */
+static __always_inline __u64 call_domain(__u32 call)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct domain_call *c = bpf_map_lookup_elem(&domain_by_tid, &tid);
+
+	return c && c->call == call ? c->domain : 0;
+}
+
+static __always_inline void report_domain(__u64 domain, __u32 probe_id)
+{
+	struct iommu_domain *d = (struct iommu_domain *)domain;
+	struct it_event *e;
+	__u64 one = 1;
+
+	if (bpf_map_lookup_elem(&domains_seen, &domain))
+		return;
+	bpf_map_update_elem(&domains_seen, &domain, &one, BPF_ANY);
+	e = reserve(IT_EV_DOMAIN, probe_id);
+	if (!e)
+		return;
+	e->domain.domain = domain;
+	e->domain.pgsize_bitmap = BPF_CORE_READ(d, pgsize_bitmap);
+	e->domain.type = BPF_CORE_READ(d, type);
+	e->domain.pad = 0;
+	bpf_ringbuf_submit(e, 0);
+}
+
+static __always_inline int on_domain_call(__u64 domain, __u32 slot)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct domain_call c = {};
+
+	if (slot >= IT_DOMAIN_SLOTS)
+		return 0;
+	c.domain = domain;
+	c.call = domain_slot_call[slot];
+	bpf_map_update_elem(&domain_by_tid, &tid, &c, BPF_ANY);
+	if (domain)
+		report_domain(domain, domain_slot_probe[slot]);
+	return 0;
+}
+
+static __always_inline int on_map(__u64 iova, __u64 paddr, __u64 size)
+{
+	struct it_event *e = reserve(IT_EV_MAP, tp_probe[IT_TP_MAP]);
+
+	if (!e)
+		return 0;
+	e->map.domain = call_domain(IT_CALL_MAP);
+	e->h.flags = e->map.domain ? IT_F_DOMAIN_FROM_CALL : 0;
+	e->map.iova = iova;
+	e->map.paddr = paddr;
+	e->map.size = size;
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
+static __always_inline int on_unmap(__u64 iova, __u64 size, __u64 unmapped)
+{
+	struct it_event *e = reserve(IT_EV_UNMAP, tp_probe[IT_TP_UNMAP]);
+
+	if (!e)
+		return 0;
+	e->unmap.domain = call_domain(IT_CALL_UNMAP);
+	e->h.flags = e->unmap.domain ? IT_F_DOMAIN_FROM_CALL : 0;
+	e->unmap.iova = iova;
+	e->unmap.size = size;
+	e->unmap.unmapped_size = unmapped;
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
+static __always_inline void read_dev_name(char *dst, struct device *dev)
+{
+	const char *name = BPF_CORE_READ(dev, kobj.name);
+
+	if (!name || bpf_probe_read_kernel_str(dst, IT_DEV_NAME_LEN, name) < 0)
+		dst[0] = '\0';
+}
+
+/* attach and group events: the domain from the attach call when probed, else the group's */
+static __always_inline int on_device(__u32 kind, __u32 tp, struct device *dev, __s32 group_id)
+{
+	struct it_event *e = reserve(kind, tp_probe[tp]);
+	struct iommu_domain *domain;
+	__u64 call_dom;
+
+	if (!e)
+		return 0;
+	__builtin_memset(&e->device, 0, sizeof(e->device));
+	read_dev_name(e->device.dev_name, dev);
+	e->device.group_id = group_id;
+	if (group_id < 0)
+		e->device.group_id = dev ? BPF_CORE_READ(dev, iommu_group, id) : -1;
+	call_dom = kind == IT_EV_ATTACH ? call_domain(IT_CALL_ATTACH) : 0;
+	if (call_dom) {
+		domain = (struct iommu_domain *)call_dom;
+		e->h.flags = IT_F_DOMAIN_FROM_CALL;
+	} else {
+		domain = dev ? BPF_CORE_READ(dev, iommu_group, domain) : NULL;
+		e->h.flags = domain ? IT_F_DOMAIN_FROM_GROUP : 0;
+	}
+	e->device.domain = (__u64)domain;
+	e->device.domain_type = domain ? BPF_CORE_READ(domain, type) : 0;
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
+static __always_inline int on_fault(struct device *dev, __u64 iova, int flags)
+{
+	struct it_event *e = reserve(IT_EV_FAULT, tp_probe[IT_TP_FAULT]);
+
+	if (!e)
+		return 0;
+	e->fault.iova = iova;
+	e->fault.flags = flags;
+	e->fault.pad = 0;
+	read_dev_name(e->fault.dev_name, dev);
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
+static __always_inline int on_qi_submit(__u64 qw0, __u64 qw1, __u64 qw2, __u64 qw3)
+{
+	struct it_event *e = reserve(IT_EV_QI_SUBMIT, tp_probe[IT_TP_QI_SUBMIT]);
+
+	if (!e)
+		return 0;
+	e->qi.qw[0] = qw0;
+	e->qi.qw[1] = qw1;
+	e->qi.qw[2] = qw2;
+	e->qi.qw[3] = qw3;
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
+static __always_inline int on_cache_tag_flush(__u32 tp, struct cache_tag *tag, __u64 start,
+					      __u64 end, __u64 addr, __u64 pages, __u64 mask)
+{
+	struct it_event *e = reserve(IT_EV_CACHE_TAG_FLUSH, tp_probe[tp]);
+
+	if (!e)
+		return 0;
+	e->flush.start = start;
+	e->flush.end = end;
+	e->flush.addr = addr;
+	e->flush.pages = pages;
+	e->flush.mask = mask;
+	e->flush.np = tp == IT_TP_CACHE_TAG_FLUSH_NP;
+	e->flush.domain_id = 0;
+	e->flush.dev_name[0] = '\0';
+	/* struct cache_tag exists only where the Intel driver is built (6.10 on) */
+	if (bpf_core_type_exists(struct cache_tag) && tag) {
+		e->flush.domain_id = BPF_CORE_READ(tag, domain_id);
+		read_dev_name(e->flush.dev_name, BPF_CORE_READ(tag, dev));
+	}
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
+static __always_inline int on_driver(__u32 kind, __u32 probe_id, __u64 domain, __u64 iova,
+				     __u64 paddr, __u64 pgsize, __u64 pgcount, __u64 len)
+{
+	struct it_event *e = reserve(kind, probe_id);
+
+	if (!e)
+		return 0;
+	e->driver.domain = domain;
+	e->driver.iova = iova;
+	e->driver.paddr = paddr;
+	e->driver.pgsize = pgsize;
+	e->driver.pgcount = pgcount;
+	e->driver.len = len;
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
+/* Tracepoints: the same handler as tp_btf (typed, preferred) and raw_tp (BPF_PROG_TEST_RUN can
+ * drive it, and older kernels without tp_btf attach it). */
+#define TRACEPOINT(name, args, call)					\
+	SEC("tp_btf/" #name) int BPF_PROG(btf_##name, args) { return call; }	\
+	SEC("raw_tp/" #name) int BPF_PROG(raw_##name, args) { return call; }
+
+#define ARGS(...) __VA_ARGS__
+
+TRACEPOINT(map, ARGS(unsigned long iova, phys_addr_t paddr, size_t size),
+	   on_map(iova, paddr, size))
+TRACEPOINT(unmap, ARGS(unsigned long iova, size_t size, size_t unmapped),
+	   on_unmap(iova, size, unmapped))
+TRACEPOINT(attach_device_to_domain, ARGS(struct device *dev),
+	   on_device(IT_EV_ATTACH, IT_TP_ATTACH, dev, -1))
+TRACEPOINT(add_device_to_group, ARGS(int group_id, struct device *dev),
+	   on_device(IT_EV_GROUP_ADD, IT_TP_GROUP_ADD, dev, group_id))
+TRACEPOINT(remove_device_from_group, ARGS(int group_id, struct device *dev),
+	   on_device(IT_EV_GROUP_REMOVE, IT_TP_GROUP_REMOVE, dev, group_id))
+TRACEPOINT(io_page_fault, ARGS(struct device *dev, unsigned long iova, int flags),
+	   on_fault(dev, iova, flags))
+TRACEPOINT(qi_submit, ARGS(void *iommu, u64 qw0, u64 qw1, u64 qw2, u64 qw3),
+	   on_qi_submit(qw0, qw1, qw2, qw3))
+TRACEPOINT(cache_tag_flush_range,
+	   ARGS(struct cache_tag *tag, unsigned long start, unsigned long end,
+		unsigned long addr, unsigned long pages, unsigned long mask),
+	   on_cache_tag_flush(IT_TP_CACHE_TAG_FLUSH, tag, start, end, addr, pages, mask))
+TRACEPOINT(cache_tag_flush_range_np,
+	   ARGS(struct cache_tag *tag, unsigned long start, unsigned long end,
+		unsigned long addr, unsigned long pages, unsigned long mask),
+	   on_cache_tag_flush(IT_TP_CACHE_TAG_FLUSH_NP, tag, start, end, addr, pages, mask))
+
+/* Function slots: each fentry/kprobe pair is pointed at one kernel function by user space. */
+#define DOMAIN_SLOT(i)								\
+	SEC("fentry") int BPF_PROG(fe_domain_##i, void *domain)			\
+	{ return on_domain_call((__u64)domain, i); }				\
+	SEC("kprobe") int BPF_KPROBE(kp_domain_##i, void *domain)		\
+	{ return on_domain_call((__u64)domain, i); }
+
+/* map_pages(domain, iova, paddr, pgsize, pgcount, ...) */
+#define MAP_SLOT(i)								\
+	SEC("fentry") int BPF_PROG(fe_map_##i, void *domain, unsigned long iova,	\
+				   phys_addr_t paddr, size_t pgsize, size_t pgcount)	\
+	{ return on_driver(IT_EV_DRIVER_MAP, map_slot_probe[i], (__u64)domain, iova,	\
+			   paddr, pgsize, pgcount, pgsize * pgcount); }		\
+	SEC("kprobe") int BPF_KPROBE(kp_map_##i, void *domain, unsigned long iova,	\
+				     phys_addr_t paddr, size_t pgsize, size_t pgcount)	\
+	{ return on_driver(IT_EV_DRIVER_MAP, map_slot_probe[i], (__u64)domain, iova,	\
+			   paddr, pgsize, pgcount, pgsize * pgcount); }
+
+/* unmap_pages(domain, iova, pgsize, pgcount, gather) */
+#define UNMAP_SLOT(i)								\
+	SEC("fentry") int BPF_PROG(fe_unmap_##i, void *domain, unsigned long iova,	\
+				   size_t pgsize, size_t pgcount)			\
+	{ return on_driver(IT_EV_DRIVER_UNMAP, unmap_slot_probe[i], (__u64)domain,	\
+			   iova, 0, pgsize, pgcount, pgsize * pgcount); }		\
+	SEC("kprobe") int BPF_KPROBE(kp_unmap_##i, void *domain, unsigned long iova,	\
+				     size_t pgsize, size_t pgcount)			\
+	{ return on_driver(IT_EV_DRIVER_UNMAP, unmap_slot_probe[i], (__u64)domain,	\
+			   iova, 0, pgsize, pgcount, pgsize * pgcount); }
+
+/* map_range(pt_iommu, iova, paddr, len, ...): the leaf is chosen inside, so the record carries
+ * the range and the domain of the enclosing iommu_map call; user space derives the pages. */
+#define RANGE_SLOT(i)								\
+	SEC("fentry") int BPF_PROG(fe_range_##i, void *pt, unsigned long iova,	\
+				   phys_addr_t paddr, size_t len)			\
+	{ return on_driver(IT_EV_DRIVER_MAP_RANGE, range_slot_probe[i],		\
+			   call_domain(IT_CALL_MAP), iova, paddr, 0, 0, len); }		\
+	SEC("kprobe") int BPF_KPROBE(kp_range_##i, void *pt, unsigned long iova,	\
+				     phys_addr_t paddr, size_t len)			\
+	{ return on_driver(IT_EV_DRIVER_MAP_RANGE, range_slot_probe[i],		\
+			   call_domain(IT_CALL_MAP), iova, paddr, 0, 0, len); }
+
+DOMAIN_SLOT(0) DOMAIN_SLOT(1) DOMAIN_SLOT(2) DOMAIN_SLOT(3)
+DOMAIN_SLOT(4) DOMAIN_SLOT(5) DOMAIN_SLOT(6) DOMAIN_SLOT(7)
+DOMAIN_SLOT(8) DOMAIN_SLOT(9) DOMAIN_SLOT(10) DOMAIN_SLOT(11)
+MAP_SLOT(0) MAP_SLOT(1) MAP_SLOT(2) MAP_SLOT(3)
+UNMAP_SLOT(0) UNMAP_SLOT(1) UNMAP_SLOT(2) UNMAP_SLOT(3)
+RANGE_SLOT(0) RANGE_SLOT(1) RANGE_SLOT(2)

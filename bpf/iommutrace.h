@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* Event records shared by the BPF programs and user space: fixed-width fields only, no pointers.
+ * The same record is produced by the ring buffer, the tracefs fallback and the importers, so
+ * everything downstream of capture (the event writer, the database) sees one format. */
+#ifndef IOMMUTRACE_EVENTS_H
+#define IOMMUTRACE_EVENTS_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+#define IT_COMM_LEN 16
+#define IT_DEV_NAME_LEN 32
+
+enum it_event_kind {
+	IT_EV_MAP = 1,		/* iommu:map */
+	IT_EV_UNMAP,		/* iommu:unmap */
+	IT_EV_ATTACH,		/* iommu:attach_device_to_domain */
+	IT_EV_GROUP_ADD,	/* iommu:add_device_to_group */
+	IT_EV_GROUP_REMOVE,	/* iommu:remove_device_from_group */
+	IT_EV_FAULT,		/* iommu:io_page_fault */
+	IT_EV_DRIVER_MAP,	/* driver map_pages(domain, iova, paddr, pgsize, pgcount) */
+	IT_EV_DRIVER_UNMAP,	/* driver unmap_pages(domain, iova, pgsize, pgcount) */
+	IT_EV_DRIVER_MAP_RANGE,	/* driver map_range(pt, iova, paddr, len): leaf chosen inside */
+	IT_EV_DOMAIN,		/* first sight of a domain: its type and page-size bitmap */
+	IT_EV_QI_SUBMIT,	/* intel_iommu:qi_submit: one invalidation descriptor */
+	IT_EV_CACHE_TAG_FLUSH,	/* intel_iommu:cache_tag_flush_range(_np) */
+	IT_EV_KIND_MAX,
+};
+
+/* Identifies which kernel function or tracepoint produced a record; the user side turns it back
+ * into a name through the probe plan (tracer/probe_plan.h). */
+struct it_event_header {
+	__u64 ts_ns;		/* CLOCK_MONOTONIC */
+	__u32 kind;		/* enum it_event_kind */
+	__u32 cpu;
+	__u32 pid;		/* thread group id */
+	__u32 tid;
+	__u32 probe_id;		/* index into the probe plan */
+	__u32 flags;		/* IT_F_* */
+	char comm[IT_COMM_LEN];
+};
+
+/* The domain of a map/unmap/attach came from the thread's last IOMMU core call (probe) */
+#define IT_F_DOMAIN_FROM_CALL (1u << 0)
+/* The domain came from dev->iommu_group->domain at the time of the event */
+#define IT_F_DOMAIN_FROM_GROUP (1u << 1)
+
+struct it_map {
+	__u64 domain;
+	__u64 iova;
+	__u64 paddr;
+	__u64 size;
+};
+
+struct it_unmap {
+	__u64 domain;
+	__u64 iova;
+	__u64 size;
+	__u64 unmapped_size;
+};
+
+struct it_device {
+	__u64 domain;
+	__s32 group_id;
+	__u32 domain_type;
+	char dev_name[IT_DEV_NAME_LEN];
+};
+
+struct it_fault {
+	__u64 iova;
+	__s32 flags;
+	__u32 pad;
+	char dev_name[IT_DEV_NAME_LEN];
+};
+
+/* map_pages / unmap_pages / map_range: paddr unused for unmap; pgsize/pgcount 0 for map_range */
+struct it_driver {
+	__u64 domain;
+	__u64 iova;
+	__u64 paddr;
+	__u64 pgsize;
+	__u64 pgcount;
+	__u64 len;
+};
+
+struct it_domain {
+	__u64 domain;
+	__u64 pgsize_bitmap;
+	__u32 type;
+	__u32 pad;
+};
+
+struct it_qi {
+	__u64 qw[4];
+};
+
+struct it_cache_tag_flush {
+	__u64 start;
+	__u64 end;
+	__u64 addr;
+	__u64 pages;
+	__u64 mask;
+	__u32 domain_id;
+	__u32 np;		/* 1: the _np (non-present) variant */
+	char dev_name[IT_DEV_NAME_LEN];
+};
+
+struct it_event {
+	struct it_event_header h;
+	union {
+		struct it_map map;
+		struct it_unmap unmap;
+		struct it_device device;
+		struct it_fault fault;
+		struct it_driver driver;
+		struct it_domain domain;
+		struct it_qi qi;
+		struct it_cache_tag_flush flush;
+	};
+};
+
+#endif

@@ -1,0 +1,11 @@
+/* Subcommands of the iommutrace binary. Each takes argv as after the subcommand name
+ * (argv[0] is the subcommand), parses its own options with getopt_long, prints its own --help,
+ * and returns an enum it_exit code. */
+#ifndef IOMMUTRACE_COMMANDS_H
+#define IOMMUTRACE_COMMANDS_H
+
+int cmd_record(int argc, char **argv);
+int cmd_devices(int argc, char **argv);
+int cmd_import(int argc, char **argv);
+
+#endif

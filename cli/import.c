@@ -1,0 +1,253 @@
+/* `iommutrace import`: a trace-cmd trace.dat or ftrace text file into a new database session. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "common/db.h"
+#include "common/exit_codes.h"
+#include "common/log.h"
+#include "tracer/bpf_capture.h"
+#include "tracer/event_writer.h"
+#include "tracer/import_text.h"
+#include "tracer/import_tracedat.h"
+#include "commands.h"
+
+enum import_format {
+	FORMAT_AUTO,
+	FORMAT_DAT,
+	FORMAT_TEXT,
+};
+
+struct import_ctx {
+	struct event_writer *writer;
+	uint64_t last_ts_ns;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: iommutrace import FILE -o DB [--force] [--format auto|dat|text]\n"
+"\n"
+"Reads the IOMMU events of a trace-cmd trace.dat, or of ftrace text output (the tracefs\n"
+"'trace' or 'trace_pipe' file, e.g. after booting with trace_event=iommu:*, or `trace-cmd\n"
+"report` output), into a new database as one session (kind 'import'). The events read are\n"
+"iommu:map, unmap, attach_device_to_domain, add/remove_device_to_group, io_page_fault and\n"
+"intel_iommu:qi_submit, cache_tag_flush_range(_np); other events are skipped and counted.\n"
+"ftrace does not see IOMMU domains or driver page sizes: maps get the page sizes the leaf\n"
+"rule derives. Timestamps stay in the file's trace clock.\n"
+"\n"
+"  -o, --output DB       database to create (refused if it exists, unless --force)\n"
+"  -f, --force           replace an existing DB\n"
+"      --format FORMAT   auto (default: trace.dat by its magic bytes, else text), dat, text\n"
+"  -v, --verbose         also list the lines that could not be parsed\n"
+"  -h, --help            this text\n"
+"\n"
+"exit status: 0 ok, 1 failure (unreadable or unusable FILE, database error), 2 bad usage\n");
+}
+
+static int on_event(const struct it_event *e, void *ctx)
+{
+	struct import_ctx *ic = ctx;
+
+	if (e->h.ts_ns > ic->last_ts_ns)
+		ic->last_ts_ns = e->h.ts_ns;
+	return event_writer_add(ic->writer, e);
+}
+
+static int on_loss(uint32_t cpu, uint64_t lost, const char *reason, void *ctx)
+{
+	struct import_ctx *ic = ctx;
+
+	return event_writer_add_loss(ic->writer, cpu, "any", lost, reason);
+}
+
+/* Settles auto: trace.dat by its magic, else text. Fails only when FILE cannot be read. */
+static int detect_format(const char *path, enum import_format *format)
+{
+	unsigned char head[TRACEDAT_MAGIC_LEN];
+	FILE *f;
+	size_t n;
+
+	if (*format != FORMAT_AUTO)
+		return 0;
+	f = fopen(path, "rb");
+	if (!f) {
+		log_error("cannot open %s: %s", path, strerror(errno));
+		return -1;
+	}
+	n = fread(head, 1, sizeof(head), f);
+	fclose(f);
+	*format = tracedat_has_magic(head, n) ? FORMAT_DAT : FORMAT_TEXT;
+	return 0;
+}
+
+static bool same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* Reads FILE into the writer. Returns 0, or -1 after saying why. */
+static int read_input(const char *path, enum import_format format, const struct ftrace_sink *sink,
+		      struct ftrace_stats *st, struct tracedat_info *info)
+{
+	char err[512];
+	FILE *f;
+	int ret;
+
+	if (format == FORMAT_DAT) {
+		if (import_tracedat(path, sink, st, info, err, sizeof(err))) {
+			log_error("%s", err);
+			return -1;
+		}
+		return 0;
+	}
+	f = fopen(path, "r");
+	if (!f) {
+		log_error("cannot open %s: %s", path, strerror(errno));
+		return -1;
+	}
+	ret = import_text_stream(f, path, sink, st);
+	fclose(f);
+	if (ret)
+		return -1;
+	if (!ftrace_stats_total(st) && !st->skipped && !st->lost && st->malformed) {
+		log_error("%s holds no ftrace event line (%llu lines could not be parsed); is it "
+			  "ftrace text output? (-v lists them)", path,
+			  (unsigned long long)st->malformed);
+		return -1;
+	}
+	return 0;
+}
+
+static void print_summary(const char *path, const char *db_path, enum import_format format,
+			  const struct ftrace_stats *st, const struct tracedat_info *info)
+{
+	printf("imported %llu IOMMU events from %s into %s (",
+	       (unsigned long long)ftrace_stats_total(st), path, db_path);
+	for (uint32_t k = 1, first = 1; k < IT_EV_KIND_MAX; k++) {
+		if (!st->events[k])
+			continue;
+		printf("%s%s %llu", first ? "" : ", ", it_event_kind_name(k),
+		       (unsigned long long)st->events[k]);
+		first = 0;
+	}
+	printf("%s); skipped %llu other events, %llu malformed %s, %llu lost events",
+	       ftrace_stats_total(st) ? "" : "none", (unsigned long long)st->skipped,
+	       (unsigned long long)st->malformed, format == FORMAT_DAT ? "records" : "lines",
+	       (unsigned long long)st->lost);
+	if (format == FORMAT_DAT)
+		printf("; trace clock %s", info->clock[0] ? info->clock : "not recorded");
+	printf("\n");
+}
+
+static int run_import(const char *path, const char *db_path, bool force,
+		      enum import_format format)
+{
+	struct import_ctx ic = { 0 };
+	struct ftrace_sink sink = { on_event, on_loss, &ic };
+	struct ftrace_stats st = { 0 };
+	struct tracedat_info info = { 0 };
+	struct itdb_session_end end = { .end_reason = "end-of-input" };
+	char err[512], real[PATH_MAX];
+	sqlite3 *db = NULL;
+	int64_t sid;
+	int ret = IT_EXIT_FAILURE;
+
+	if (detect_format(path, &format))
+		return IT_EXIT_FAILURE;
+	if (same_file(path, db_path)) {
+		log_error("the output %s is the input file", db_path);
+		return IT_EXIT_USAGE;
+	}
+	db = itdb_open(db_path, force ? ITDB_CREATE_FORCE : ITDB_CREATE, err, sizeof(err));
+	if (!db) {
+		log_error("%s", err);
+		return IT_EXIT_FAILURE;
+	}
+	if (itdb_session_begin(db, &(struct itdb_session_info){
+			.kind = "import", .capture = format == FORMAT_DAT ? "trace.dat" :
+			"ftrace-text", .source_path = realpath(path, real) ? real : path }, &sid))
+		goto cleanup;
+	ic.writer = event_writer_new(db, sid, &(struct event_writer_opts){ 0 });
+	if (!ic.writer || read_input(path, format, &sink, &st, &info))
+		goto cleanup;
+	end.end_mono_ns = ic.last_ts_ns;
+	end.events_total = event_writer_count(ic.writer);
+	end.events_lost = st.lost;
+	if (event_writer_finish(ic.writer) || itdb_session_end(db, sid, &end))
+		goto cleanup;
+	print_summary(path, db_path, format, &st, &info);
+	ret = IT_EXIT_OK;
+cleanup:
+	event_writer_free(ic.writer);
+	if (itdb_close(db))
+		ret = IT_EXIT_FAILURE;
+	/* a failed import leaves no half-filled database behind */
+	if (ret != IT_EXIT_OK && unlink(db_path) && errno != ENOENT)
+		log_warn("could not remove %s: %s", db_path, strerror(errno));
+	return ret;
+}
+
+int cmd_import(int argc, char **argv)
+{
+	static const struct option long_opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "format", required_argument, NULL, 'F' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{},
+	};
+	enum import_format format = FORMAT_AUTO;
+	const char *db_path = NULL;
+	bool force = false;
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "o:fvh", long_opts, NULL)) != -1) {
+		switch (opt) {
+		case 'o':
+			db_path = optarg;
+			break;
+		case 'f':
+			force = true;
+			break;
+		case 'F':
+			if (!strcmp(optarg, "auto")) {
+				format = FORMAT_AUTO;
+			} else if (!strcmp(optarg, "dat")) {
+				format = FORMAT_DAT;
+			} else if (!strcmp(optarg, "text")) {
+				format = FORMAT_TEXT;
+			} else {
+				log_error("bad format '%s': give auto, dat or text", optarg);
+				return IT_EXIT_USAGE;
+			}
+			break;
+		case 'v':
+			log_verbose++;
+			break;
+		case 'h':
+			usage(stdout);
+			return IT_EXIT_OK;
+		default:
+			log_error("bad option; see 'iommutrace import --help'");
+			return IT_EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		log_error(optind == argc ? "no input file: give the trace.dat or text file to read" :
+			  "more than one input file: import reads one file per run");
+		return IT_EXIT_USAGE;
+	}
+	if (!db_path) {
+		log_error("no output database: give -o DB");
+		return IT_EXIT_USAGE;
+	}
+	return run_import(argv[optind], db_path, force, format);
+}

@@ -1,0 +1,114 @@
+/* `iommutrace record`: options and help; the work is in tracer/recorder.c. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include "common/exit_codes.h"
+#include "common/log.h"
+#include "common/parse.h"
+#include "tracer/recorder.h"
+#include "commands.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: iommutrace record -o FILE.db [-d SECONDS] [--force] [--ring-size SIZE] [--tracefs]\n"
+"                         [-- COMMAND ARGS...]\n"
+"       iommutrace record --list-probes\n"
+"\n"
+"Records every IOMMU mapping (iova, physical address, size, domain), the page sizes the IOMMU\n"
+"driver writes, attach and group events, faults and IOTLB invalidations into a new SQLite\n"
+"database, with the machine's PCI devices, BARs, IOMMU units and boot options.\n"
+"Traces until the duration ends, COMMAND exits, or SIGINT/SIGTERM; the database is complete\n"
+"in every case, and readable with sqlite3 while recording.\n"
+"\n"
+"  -o, --output FILE     database to create (refused if it exists, unless --force)\n"
+"  -d, --duration TIME   stop after TIME: seconds, or with a unit (500ms, 10s, 5m, 1h)\n"
+"  -f, --force           replace an existing FILE\n"
+"      --ring-size SIZE  BPF ring buffer size (default 16M; K/M/G suffixes)\n"
+"      --tracefs         capture the tracepoints through tracefs instead of eBPF\n"
+"                        (no domains, no driver page sizes)\n"
+"      --list-probes     show which probes attach on this kernel, how, and why not\n"
+"      --root DIR        read the machine inventory (sysfs, /proc/cmdline) under DIR\n"
+"  -h, --help            this text\n"
+"\n"
+"Needs CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN) for eBPF; without them, or without kernel\n"
+"BTF, it falls back to tracefs, which needs write access to /sys/kernel/tracing.\n"
+"exit status: 0 ok, 1 failure, 2 bad usage, 3 BPF load/attach failed, 4 missing privilege\n");
+}
+
+int cmd_record(int argc, char **argv)
+{
+	static const struct option long_opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "ring-size", required_argument, NULL, 'r' },
+		{ "tracefs", no_argument, NULL, 't' },
+		{ "list-probes", no_argument, NULL, 'l' },
+		{ "root", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{},
+	};
+	struct recorder_opts o = { .sysfs_root = "/" };
+	int opt, list = 0;
+	uint64_t size;
+
+	while ((opt = getopt_long(argc, argv, "+o:d:fvh", long_opts, NULL)) != -1) {
+		switch (opt) {
+		case 'o':
+			o.db_path = optarg;
+			break;
+		case 'd':
+			if (parse_duration_ns(optarg, &o.duration_ns)) {
+				log_error("bad duration '%s': give seconds (e.g. 10, 0.5) or a "
+					  "number with ms, s, m or h", optarg);
+				return IT_EXIT_USAGE;
+			}
+			break;
+		case 'f':
+			o.force = true;
+			break;
+		case 'r':
+			if (parse_size(optarg, &size) || size < 4096 || size > (1ull << 31)) {
+				log_error("bad ring size '%s': give 4K to 2G (e.g. 64M)", optarg);
+				return IT_EXIT_USAGE;
+			}
+			o.ringbuf_bytes = size;
+			break;
+		case 't':
+			o.use_tracefs = true;
+			break;
+		case 'l':
+			list = 1;
+			break;
+		case 's':
+			o.sysfs_root = optarg;
+			break;
+		case 'v':
+			log_verbose++;
+			break;
+		case 'h':
+			usage(stdout);
+			return IT_EXIT_OK;
+		default:
+			log_error("bad option; see 'iommutrace record --help'");
+			return IT_EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		o.command = argv + optind;
+		if (strcmp(argv[optind - 1], "--")) {
+			log_error("unexpected argument '%s': put the command to trace after '--'",
+				  argv[optind]);
+			return IT_EXIT_USAGE;
+		}
+	}
+	if (list)
+		return recorder_list_probes(&o);
+	if (!o.db_path) {
+		log_error("no output database: give -o FILE.db");
+		return IT_EXIT_USAGE;
+	}
+	return recorder_run(&o);
+}

@@ -1,0 +1,274 @@
+/* Opening the database, the schema version check, and session rows. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include "db.h"
+#include "log.h"
+#include "schema.h"
+
+int itdb_exec(sqlite3 *db, const char *sql, const char *context)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(db, sql, NULL, NULL, &msg) == SQLITE_OK)
+		return 0;
+	log_error("database: %s: %s", context, msg ? msg : sqlite3_errmsg(db));
+	sqlite3_free(msg);
+	return -1;
+}
+
+sqlite3_stmt *itdb_prepare(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+
+	if (sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st, NULL) != SQLITE_OK) {
+		log_error("database: cannot prepare statement: %s", sqlite3_errmsg(db));
+		return NULL;
+	}
+	return st;
+}
+
+int itdb_bind_text(sqlite3_stmt *st, int idx, const char *s)
+{
+	if (!s || !*s)
+		return sqlite3_bind_null(st, idx);
+	return sqlite3_bind_text(st, idx, s, -1, SQLITE_TRANSIENT);
+}
+
+int itdb_step_done(sqlite3_stmt *st, const char *context)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	if (rc == SQLITE_DONE || rc == SQLITE_ROW)
+		return 0;
+	log_error("database: %s: %s", context, sqlite3_errmsg(sqlite3_db_handle(st)));
+	return -1;
+}
+
+/* Reads meta.schema_version; -1 when the file is not an iommutrace database. */
+static int read_schema_version(sqlite3 *db, long *version)
+{
+	sqlite3_stmt *st = NULL;
+	int app_id = 0, ret = -1;
+
+	if (sqlite3_prepare_v2(db, "PRAGMA application_id", -1, &st, NULL) != SQLITE_OK)
+		goto cleanup;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		app_id = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	st = NULL;
+	if (app_id != IT_APPLICATION_ID)
+		goto cleanup;
+	if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = 'schema_version'", -1, &st,
+			       NULL) != SQLITE_OK)
+		goto cleanup;
+	if (sqlite3_step(st) != SQLITE_ROW)
+		goto cleanup;
+	*version = sqlite3_column_int64(st, 0);
+	ret = 0;
+cleanup:
+	sqlite3_finalize(st);
+	return ret;
+}
+
+static int create_schema(sqlite3 *db)
+{
+	char sql[256];
+
+	snprintf(sql, sizeof(sql),
+		 "PRAGMA application_id = %d;"
+		 "INSERT OR REPLACE INTO meta(key, value) VALUES ('schema_version', '%d');",
+		 IT_APPLICATION_ID, IT_SCHEMA_VERSION);
+	if (itdb_exec(db, "BEGIN", "create schema") ||
+	    itdb_exec(db, it_schema_sql, "create schema") ||
+	    itdb_exec(db, sql, "create schema") ||
+	    itdb_exec(db, "COMMIT", "create schema"))
+		return -1;
+	return 0;
+}
+
+/* A file that exists with size 0 is treated as new (sqlite3 creates such files, and so may a
+ * user with `touch`). */
+static int file_has_content(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && st.st_size > 0;
+}
+
+static int replace_existing(const char *path, char *err, size_t errlen)
+{
+	static const char *const suffixes[] = { "", "-wal", "-shm", "-journal" };
+	char name[4096];
+
+	for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
+		if ((size_t)snprintf(name, sizeof(name), "%s%s", path, suffixes[i]) >= sizeof(name)) {
+			snprintf(err, errlen, "%s: path too long", path);
+			return -1;
+		}
+		if (unlink(name) && errno != ENOENT) {
+			snprintf(err, errlen, "cannot replace %s: %s", name, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+sqlite3 *itdb_open(const char *path, enum itdb_open_mode mode, char *err, size_t errlen)
+{
+	sqlite3 *db = NULL;
+	int exists = file_has_content(path);
+	int flags = mode == ITDB_READ ? SQLITE_OPEN_READONLY
+				      : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	long version = 0;
+
+	if (mode == ITDB_CREATE && exists) {
+		snprintf(err, errlen, "%s exists; use --force to replace it, or choose another -o", path);
+		return NULL;
+	}
+	if (mode == ITDB_READ && !exists) {
+		snprintf(err, errlen, "%s: %s", path,
+			 access(path, F_OK) ? strerror(errno) : "empty file, not a database");
+		return NULL;
+	}
+	if (mode == ITDB_CREATE_FORCE && exists) {
+		if (replace_existing(path, err, errlen))
+			return NULL;
+		exists = 0;
+	}
+	if (sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "cannot open %s: %s", path,
+			 db ? sqlite3_errmsg(db) : "out of memory");
+		goto fail;
+	}
+	sqlite3_extended_result_codes(db, 1);
+	sqlite3_busy_timeout(db, 5000);
+	if (exists) {
+		if (read_schema_version(db, &version)) {
+			snprintf(err, errlen, "%s is not an iommutrace database", path);
+			goto fail;
+		}
+		if (version > IT_SCHEMA_VERSION) {
+			snprintf(err, errlen,
+				 "%s has schema version %ld, newer than this iommutrace reads (%d): "
+				 "use a newer iommutrace", path, version, IT_SCHEMA_VERSION);
+			goto fail;
+		}
+		if (version < IT_SCHEMA_VERSION) {
+			snprintf(err, errlen,
+				 "%s has schema version %ld, which this iommutrace (%d) cannot migrate",
+				 path, version, IT_SCHEMA_VERSION);
+			goto fail;
+		}
+	}
+	if (mode == ITDB_READ)
+		return db;
+	/* WAL: readers (sqlite3, report) see every committed batch while we write, and a killed
+	 * writer loses only the open transaction. NORMAL sync is durable at checkpoints and
+	 * consistent always. */
+	if (itdb_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
+			  "PRAGMA foreign_keys = ON;", "set journal mode")) {
+		snprintf(err, errlen, "%s: cannot set WAL journal mode: %s", path, sqlite3_errmsg(db));
+		goto fail;
+	}
+	if (!exists && create_schema(db)) {
+		snprintf(err, errlen, "%s: cannot create schema: %s", path, sqlite3_errmsg(db));
+		goto fail;
+	}
+	return db;
+fail:
+	sqlite3_close(db);
+	return NULL;
+}
+
+int itdb_close(sqlite3 *db)
+{
+	if (!db)
+		return 0;
+	if (sqlite3_close(db) != SQLITE_OK) {
+		log_error("database: close failed: %s", sqlite3_errmsg(db));
+		return -1;
+	}
+	return 0;
+}
+
+static char *read_small_file(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (!f)
+		return NULL;
+	n = fread(buf, 1, len - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+	return buf;
+}
+
+int itdb_session_begin(sqlite3 *db, const struct itdb_session_info *info, int64_t *session_id)
+{
+	static const char sql[] =
+		"INSERT INTO sessions(kind, capture, source_path, command, tool_version, hostname,"
+		" kernel_release, kernel_version, boot_cmdline, start_mono_ns, start_wall_ns)"
+		" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+	sqlite3_stmt *st = NULL;
+	struct utsname uts;
+	char cmdline[4096];
+	int ret = -1, have_uts = uname(&uts) == 0;
+
+	st = itdb_prepare(db, sql);
+	if (!st)
+		goto cleanup;
+	itdb_bind_text(st, 1, info->kind);
+	itdb_bind_text(st, 2, info->capture);
+	itdb_bind_text(st, 3, info->source_path);
+	itdb_bind_text(st, 4, info->command);
+	itdb_bind_text(st, 5, IT_VERSION);
+	itdb_bind_text(st, 6, have_uts ? uts.nodename : NULL);
+	itdb_bind_text(st, 7, have_uts ? uts.release : NULL);
+	itdb_bind_text(st, 8, have_uts ? uts.version : NULL);
+	itdb_bind_text(st, 9, read_small_file("/proc/cmdline", cmdline, sizeof(cmdline)));
+	sqlite3_bind_int64(st, 10, (sqlite3_int64)info->start_mono_ns);
+	sqlite3_bind_int64(st, 11, (sqlite3_int64)info->start_wall_ns);
+	if (itdb_step_done(st, "insert session"))
+		goto cleanup;
+	*session_id = sqlite3_last_insert_rowid(db);
+	ret = 0;
+cleanup:
+	sqlite3_finalize(st);
+	return ret;
+}
+
+int itdb_session_end(sqlite3 *db, int64_t session_id, const struct itdb_session_end *end)
+{
+	static const char sql[] =
+		"UPDATE sessions SET end_mono_ns = ?, end_reason = ?, command_exit_status = ?,"
+		" events_total = ?, events_lost = ?, complete = 1 WHERE session_id = ?";
+	sqlite3_stmt *st = itdb_prepare(db, sql);
+	int ret = -1;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)end->end_mono_ns);
+	itdb_bind_text(st, 2, end->end_reason);
+	if (end->has_exit_status)
+		sqlite3_bind_int(st, 3, end->command_exit_status);
+	sqlite3_bind_int64(st, 4, (sqlite3_int64)end->events_total);
+	sqlite3_bind_int64(st, 5, (sqlite3_int64)end->events_lost);
+	sqlite3_bind_int64(st, 6, session_id);
+	if (itdb_step_done(st, "mark session complete"))
+		goto cleanup;
+	if (itdb_exec(db, it_schema_index_sql, "create indexes"))
+		goto cleanup;
+	ret = 0;
+cleanup:
+	sqlite3_finalize(st);
+	return ret;
+}

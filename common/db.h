@@ -1,0 +1,59 @@
+/* The iommutrace database: open or create it with the schema, check that a file is ours and of a
+ * version we read, and open/close sessions. WAL mode: readable by sqlite3 while a recorder writes,
+ * and every committed transaction survives a killed writer. */
+#ifndef IOMMUTRACE_DB_H
+#define IOMMUTRACE_DB_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sqlite3.h>
+
+enum itdb_open_mode {
+	ITDB_CREATE,		/* new file; refuse an existing one */
+	ITDB_CREATE_FORCE,	/* new file; replace an existing one */
+	ITDB_APPEND,		/* existing iommutrace database, or a new file */
+	ITDB_READ,		/* existing iommutrace database, read-only */
+};
+
+/* Opens path. On failure returns NULL and writes one line for the user into err (what failed
+ * and what to do). */
+sqlite3 *itdb_open(const char *path, enum itdb_open_mode mode, char *err, size_t errlen);
+/* Checkpoints and closes; returns 0 or -1 (with a logged message). NULL is accepted. */
+int itdb_close(sqlite3 *db);
+
+/* Runs sql (no parameters); on error logs what failed with context and returns -1. */
+int itdb_exec(sqlite3 *db, const char *sql, const char *context);
+/* Prepares sql or logs and returns NULL. */
+sqlite3_stmt *itdb_prepare(sqlite3 *db, const char *sql);
+
+/* Binds text, or NULL when s is NULL or empty. */
+int itdb_bind_text(sqlite3_stmt *st, int idx, const char *s);
+/* Steps a prepared insert/update to SQLITE_DONE and resets it; logs and returns -1 on error. */
+int itdb_step_done(sqlite3_stmt *st, const char *context);
+
+struct itdb_session_info {
+	const char *kind;		/* record | import */
+	const char *capture;		/* bpf | tracefs | trace.dat | ftrace-text */
+	const char *source_path;	/* imported file, or NULL */
+	const char *command;		/* traced command line, or NULL */
+	uint64_t start_mono_ns;
+	uint64_t start_wall_ns;
+};
+
+/* Inserts a session (complete=0) with this machine's hostname, kernel release/version and boot
+ * command line, commits it, and returns its id in *session_id. */
+int itdb_session_begin(sqlite3 *db, const struct itdb_session_info *info, int64_t *session_id);
+
+struct itdb_session_end {
+	uint64_t end_mono_ns;
+	const char *end_reason;		/* duration | command-exit | signal | end-of-input | error */
+	int has_exit_status;
+	int command_exit_status;
+	uint64_t events_total;
+	uint64_t events_lost;
+};
+
+/* Marks the session complete and creates the indexes (after the bulk). */
+int itdb_session_end(sqlite3 *db, int64_t session_id, const struct itdb_session_end *end);
+
+#endif

@@ -1,0 +1,18 @@
+/* Parsing of user input: numbers, sizes with K/M/G suffixes or hex, durations, PCI addresses.
+ * Every parser rejects trailing garbage, overflow and empty input and returns -1 with errno=EINVAL
+ * or ERANGE; nothing is written to *out on failure. */
+#ifndef IOMMUTRACE_PARSE_H
+#define IOMMUTRACE_PARSE_H
+
+#include <stdint.h>
+
+/* "4096", "0x1000", "4K", "2M", "1G", "1T" (binary multiples, K/KiB/k accepted). */
+int parse_size(const char *s, uint64_t *out);
+/* Unsigned integer, decimal or 0x-hex. */
+int parse_u64(const char *s, uint64_t *out);
+/* Seconds, fractional allowed, with optional unit: "1", "0.5", "250ms", "2s", "3m", "1h"; > 0. */
+int parse_duration_ns(const char *s, uint64_t *out_ns);
+/* "0000:01:00.0" or "01:00.0" (domain 0) into the canonical "dddd:bb:dd.f" form. */
+int parse_bdf(const char *s, char out[13]);
+
+#endif

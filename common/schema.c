@@ -1,0 +1,195 @@
+/* The SQL text of the schema; see docs/schema.md for what each column means. */
+#include "schema.h"
+
+const char it_schema_sql[] =
+"CREATE TABLE IF NOT EXISTS meta ("
+"  key TEXT PRIMARY KEY,"
+"  value TEXT NOT NULL);"
+
+"CREATE TABLE IF NOT EXISTS sessions ("
+"  session_id INTEGER PRIMARY KEY,"
+"  kind TEXT NOT NULL,"			/* record | import */
+"  capture TEXT NOT NULL,"		/* bpf | tracefs | trace.dat | ftrace-text */
+"  source_path TEXT,"
+"  command TEXT,"
+"  tool_version TEXT NOT NULL,"
+"  hostname TEXT,"
+"  kernel_release TEXT,"
+"  kernel_version TEXT,"
+"  boot_cmdline TEXT,"
+"  start_mono_ns INTEGER,"
+"  start_wall_ns INTEGER,"		/* CLOCK_REALTIME read next to start_mono_ns */
+"  end_mono_ns INTEGER,"
+"  complete INTEGER NOT NULL DEFAULT 0,"
+"  end_reason TEXT,"			/* duration | command-exit | signal | end-of-input | error */
+"  command_exit_status INTEGER,"
+"  events_total INTEGER NOT NULL DEFAULT 0,"
+"  events_lost INTEGER NOT NULL DEFAULT 0,"
+"  derive_pgsize_bitmap INTEGER);"	/* page sizes the leaf rule uses when a domain is unknown */
+
+"CREATE TABLE IF NOT EXISTS boot_options ("
+"  session_id INTEGER NOT NULL REFERENCES sessions,"
+"  name TEXT NOT NULL,"			/* intel_iommu, amd_iommu, iommu, iommu.strict, ... */
+"  value TEXT);"
+
+"CREATE TABLE IF NOT EXISTS probes ("
+"  session_id INTEGER NOT NULL REFERENCES sessions,"
+"  probe_id INTEGER NOT NULL,"
+"  role TEXT NOT NULL,"
+"  target TEXT NOT NULL,"
+"  mechanism TEXT,"			/* fentry | kprobe | tp_btf | raw_tp | tracefs | NULL */
+"  attached INTEGER NOT NULL,"
+"  reason TEXT,"
+"  PRIMARY KEY (session_id, probe_id));"
+
+"CREATE TABLE IF NOT EXISTS iommus ("
+"  session_id INTEGER NOT NULL REFERENCES sessions,"
+"  name TEXT NOT NULL,"			/* dmar0, ivhd0 */
+"  vendor TEXT NOT NULL,"		/* intel | amd | other */
+"  cap INTEGER,"
+"  ecap INTEGER,"
+"  version TEXT,"
+"  pgsize_bitmap INTEGER,"		/* page sizes the unit supports for second-level tables */
+"  supports_2m INTEGER,"
+"  supports_1g INTEGER,"
+"  mgaw_bits INTEGER,"
+"  sagaw INTEGER,"
+"  caching_mode INTEGER,"
+"  pass_through INTEGER,"
+"  scalable_mode INTEGER,"
+"  PRIMARY KEY (session_id, name));"
+
+"CREATE TABLE IF NOT EXISTS devices ("
+"  session_id INTEGER NOT NULL REFERENCES sessions,"
+"  bdf TEXT NOT NULL,"
+"  vendor_id INTEGER,"
+"  device_id INTEGER,"
+"  class_code INTEGER,"
+"  driver TEXT,"
+"  iommu_group INTEGER,"
+"  iommu_name TEXT,"
+"  numa_node INTEGER,"
+"  PRIMARY KEY (session_id, bdf));"
+
+"CREATE TABLE IF NOT EXISTS bars ("
+"  session_id INTEGER NOT NULL REFERENCES sessions,"
+"  bdf TEXT NOT NULL,"
+"  bar_index INTEGER NOT NULL,"
+"  start_addr INTEGER NOT NULL,"
+"  size_bytes INTEGER NOT NULL,"
+"  is_64bit INTEGER NOT NULL,"
+"  prefetchable INTEGER NOT NULL,"
+"  PRIMARY KEY (session_id, bdf, bar_index));"
+
+"CREATE TABLE IF NOT EXISTS iommu_groups ("
+"  session_id INTEGER NOT NULL REFERENCES sessions,"
+"  group_id INTEGER NOT NULL,"
+"  domain_type TEXT,"			/* DMA | DMA-FQ | identity | blocked | unmanaged ... from sysfs */
+"  PRIMARY KEY (session_id, group_id));"
+
+"CREATE TABLE IF NOT EXISTS domains ("
+"  session_id INTEGER NOT NULL REFERENCES sessions,"
+"  domain_ptr INTEGER NOT NULL,"
+"  domain_type INTEGER,"			/* IOMMU_DOMAIN_* bits as the kernel stores them */
+"  pgsize_bitmap INTEGER,"
+"  first_seen_ns INTEGER,"
+"  PRIMARY KEY (session_id, domain_ptr));"
+
+"CREATE TABLE IF NOT EXISTS maps ("
+"  map_id INTEGER PRIMARY KEY,"
+"  session_id INTEGER NOT NULL REFERENCES sessions,"
+"  ts_ns INTEGER NOT NULL, cpu INTEGER, pid INTEGER, tid INTEGER, comm TEXT,"
+"  domain_ptr INTEGER,"
+"  domain_source TEXT,"			/* call | group | NULL (unknown) */
+"  iova INTEGER NOT NULL,"
+"  paddr INTEGER NOT NULL,"
+"  size_bytes INTEGER NOT NULL);"
+
+"CREATE TABLE IF NOT EXISTS unmaps ("
+"  unmap_id INTEGER PRIMARY KEY,"
+"  session_id INTEGER NOT NULL REFERENCES sessions,"
+"  ts_ns INTEGER NOT NULL, cpu INTEGER, pid INTEGER, tid INTEGER, comm TEXT,"
+"  domain_ptr INTEGER,"
+"  domain_source TEXT,"
+"  iova INTEGER NOT NULL,"
+"  size_bytes INTEGER NOT NULL,"
+"  unmapped_bytes INTEGER NOT NULL);"
+
+"CREATE TABLE IF NOT EXISTS driver_maps ("
+"  session_id INTEGER NOT NULL REFERENCES sessions,"
+"  op TEXT NOT NULL,"			/* map | unmap */
+"  map_id INTEGER,"			/* the iommu:map (or unmap_id for op=unmap) it belongs to */
+"  unmap_id INTEGER,"
+"  ts_ns INTEGER, cpu INTEGER, tid INTEGER,"
+"  function TEXT,"			/* driver function observed; NULL when derived */
+"  domain_ptr INTEGER,"
+"  iova INTEGER NOT NULL,"
+"  paddr INTEGER,"
+"  pgsize_bytes INTEGER NOT NULL,"
+"  pgcount INTEGER NOT NULL,"
+"  source TEXT NOT NULL);"		/* observed | derived */
+
+"CREATE TABLE IF NOT EXISTS attaches ("
+"  session_id INTEGER NOT NULL REFERENCES sessions,"
+"  ts_ns INTEGER NOT NULL, cpu INTEGER, pid INTEGER, tid INTEGER, comm TEXT,"
+"  event TEXT NOT NULL,"			/* attach | group_add | group_remove | snapshot */
+"  device TEXT,"
+"  group_id INTEGER,"
+"  domain_ptr INTEGER,"
+"  domain_source TEXT,"
+"  domain_type INTEGER);"
+
+"CREATE TABLE IF NOT EXISTS faults ("
+"  session_id INTEGER NOT NULL REFERENCES sessions,"
+"  ts_ns INTEGER NOT NULL, cpu INTEGER, pid INTEGER, tid INTEGER, comm TEXT,"
+"  device TEXT,"
+"  iova INTEGER NOT NULL,"
+"  flags INTEGER NOT NULL);"
+
+"CREATE TABLE IF NOT EXISTS flushes ("
+"  session_id INTEGER NOT NULL REFERENCES sessions,"
+"  ts_ns INTEGER NOT NULL, cpu INTEGER, pid INTEGER, tid INTEGER, comm TEXT,"
+"  event TEXT NOT NULL,"			/* qi_submit | cache_tag_flush_range | cache_tag_flush_range_np */
+"  device TEXT,"
+"  domain_id INTEGER,"			/* hardware domain id (DID) */
+"  descriptor_type TEXT,"		/* qi_submit: iotlb | dev_tlb | context | pasid_iotlb | ... */
+"  start_addr INTEGER, end_addr INTEGER, addr INTEGER,"
+"  pages INTEGER, mask INTEGER,"
+"  qw0 INTEGER, qw1 INTEGER, qw2 INTEGER, qw3 INTEGER);"
+
+"CREATE TABLE IF NOT EXISTS losses ("
+"  session_id INTEGER NOT NULL REFERENCES sessions,"
+"  cpu INTEGER NOT NULL,"
+"  event TEXT NOT NULL,"
+"  lost INTEGER NOT NULL,"
+"  reason TEXT NOT NULL);"		/* ringbuf-full | tracefs-overrun | ... */
+
+"CREATE VIEW IF NOT EXISTS maps_view AS SELECT map_id, session_id, ts_ns, comm, tid,"
+"  printf('0x%x', domain_ptr) AS domain, domain_source, printf('0x%x', iova) AS iova_hex,"
+"  printf('0x%x', paddr) AS paddr_hex, size_bytes FROM maps;"
+
+"CREATE VIEW IF NOT EXISTS unmaps_view AS SELECT unmap_id, session_id, ts_ns, comm, tid,"
+"  printf('0x%x', domain_ptr) AS domain, domain_source, printf('0x%x', iova) AS iova_hex,"
+"  size_bytes, unmapped_bytes FROM unmaps;"
+
+"CREATE VIEW IF NOT EXISTS driver_maps_view AS SELECT session_id, op, map_id, unmap_id, function,"
+"  printf('0x%x', domain_ptr) AS domain, printf('0x%x', iova) AS iova_hex,"
+"  printf('0x%x', paddr) AS paddr_hex, pgsize_bytes, pgcount, pgsize_bytes * pgcount AS bytes,"
+"  source FROM driver_maps;"
+
+"CREATE VIEW IF NOT EXISTS bars_view AS SELECT session_id, bdf, bar_index,"
+"  printf('0x%x', start_addr) AS start_hex, printf('0x%x', start_addr + size_bytes) AS end_hex,"
+"  size_bytes, is_64bit, prefetchable FROM bars;"
+
+/* Page sizes per map: observed where a driver probe saw them, derived otherwise. */
+"CREATE VIEW IF NOT EXISTS map_pages_view AS SELECT m.session_id, m.map_id,"
+"  printf('0x%x', m.iova) AS iova_hex, printf('0x%x', m.paddr) AS paddr_hex, m.size_bytes,"
+"  d.pgsize_bytes, SUM(d.pgcount) AS pages, d.source"
+"  FROM maps m JOIN driver_maps d ON d.map_id = m.map_id AND d.op = 'map'"
+"  GROUP BY m.map_id, d.pgsize_bytes, d.source;";
+
+const char it_schema_index_sql[] =
+"CREATE INDEX IF NOT EXISTS maps_by_session_ts ON maps(session_id, ts_ns);"
+"CREATE INDEX IF NOT EXISTS unmaps_by_session_ts ON unmaps(session_id, ts_ns);"
+"CREATE INDEX IF NOT EXISTS driver_maps_by_map ON driver_maps(map_id);"
+"CREATE INDEX IF NOT EXISTS driver_maps_by_unmap ON driver_maps(unmap_id);";

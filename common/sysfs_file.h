@@ -1,0 +1,56 @@
+/* Reading the small text files and symlinks of sysfs and procfs under a chosen root directory
+ * ("/" on the live system, a fixture tree in tests), defensively: every read is bounded, every
+ * value is checked, nothing is trusted to be well formed.
+ *
+ * Functions return 0 on success and -1 with errno set on failure: ENOENT when the file or link
+ * is missing, EFBIG when a file is larger than the caller's buffer, EINVAL when its content is
+ * malformed, ENAMETOOLONG when a path does not fit, or the errno of the failed system call.
+ * They log nothing; the caller knows whether a missing or malformed file matters, and says so
+ * with sysfs_report(). */
+#ifndef IOMMUTRACE_SYSFS_FILE_H
+#define IOMMUTRACE_SYSFS_FILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Longest sysfs identifier we keep (driver, unit and group type names are far shorter). */
+#define SYSFS_NAME_MAX 64
+
+/* Joins a directory (the root, or one under it) and the printf-style relative path: root "/",
+ * "" or NULL gives "/sys/...", "/tmp/x" or "/tmp/x/" gives "/tmp/x/sys/...". fmt must start
+ * with '/'. */
+int sysfs_path(char *out, size_t len, const char *root, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* Reads the whole file into buf as a string with trailing newlines removed. Fails with EFBIG
+ * when it does not fit in len - 1 bytes and with EINVAL when it contains a NUL byte. */
+int sysfs_read_text(const char *path, char *buf, size_t len);
+
+/* Reads a file holding one hexadecimal number, with or without 0x (sysfs prints both). */
+int sysfs_read_hex(const char *path, uint64_t *out);
+
+/* Reads a file holding one decimal integer in [min, max]. */
+int sysfs_read_long(const char *path, long min, long max, long *out);
+
+/* Writes the last component of the symlink's target into out (len >= 2): "nvme" for
+ * driver -> ../../../bus/pci/drivers/nvme. EINVAL when path is not a symlink or the component is
+ * not a sysfs_name_ok() name. */
+int sysfs_link_name(const char *path, char *out, size_t len);
+
+/* Hex digits (a value that fits in 64 bits) with an optional 0x prefix, nothing else: no sign,
+ * no spaces. */
+int sysfs_parse_hex(const char *s, uint64_t *out);
+
+/* Optional '-' and decimal digits, nothing else, in [min, max]. */
+int sysfs_parse_long(const char *s, long min, long max, long *out);
+
+/* True for a non-empty name of at most SYSFS_NAME_MAX printable ASCII characters without '/'
+ * that is not "." or "..": what a kernel object, driver or domain type name looks like. */
+bool sysfs_name_ok(const char *s);
+
+/* Logs why path could not be used, for a value then left unknown: a debug line when it is
+ * missing (err ENOENT: an optional file), a warning otherwise ("malformed", "too large", ...). */
+void sysfs_report(const char *path, int err);
+
+#endif

@@ -1,0 +1,128 @@
+#!/bin/bash
+# `iommutrace record` on this machine, as root: what it writes, how it stops, how it refuses bad
+# input. The machine may have no IOMMU traffic at all; what is checked is what must hold anyway.
+set -u
+bin=$(realpath "${IOMMUTRACE:-build/iommutrace}")
+if [ "$(id -u)" != 0 ]; then
+	echo "SKIP: record tests need root (CAP_BPF, CAP_PERFMON, tracefs)"
+	exit 77
+fi
+dir=$(mktemp -d /tmp/iommutrace-record-XXXXXX)
+trap 'rm -rf "$dir"' EXIT
+failures=0
+pass=0
+
+check() { # check DESCRIPTION EXPECTED ACTUAL
+	if [ "$2" = "$3" ]; then
+		pass=$((pass + 1))
+	else
+		failures=$((failures + 1))
+		echo "FAIL: $1: expected '$2', got '$3'"
+	fi
+}
+q() { sqlite3 -batch -noheader "$1" "$2"; }
+
+# a one-second recording: one complete session with the PCI inventory and the probe table
+"$bin" record -d 1 -o "$dir/a.db" >"$dir/out" 2>"$dir/err"
+check "record -d 1 exits 0" 0 $?
+check "session complete, stopped by duration" "1|record|duration" \
+	"$(q "$dir/a.db" "SELECT complete, kind, end_reason FROM sessions")"
+check "session capture" "bpf" "$(q "$dir/a.db" "SELECT capture FROM sessions")"
+check "session lasted about 1 s" 1 \
+	"$(q "$dir/a.db" "SELECT (end_mono_ns - start_mono_ns) BETWEEN 900000000 AND 3000000000 FROM sessions")"
+check "kernel release stored" "$(uname -r)" "$(q "$dir/a.db" "SELECT kernel_release FROM sessions")"
+check "every PCI device stored" "$(ls /sys/bus/pci/devices | wc -l)" \
+	"$(q "$dir/a.db" "SELECT COUNT(*) FROM devices")"
+first=$(ls /sys/bus/pci/devices | sort | head -1)
+check "vendor of $first" "$(printf %d "$(cat /sys/bus/pci/devices/$first/vendor)")" \
+	"$(q "$dir/a.db" "SELECT vendor_id FROM devices WHERE bdf = '$first'")"
+check "iommu:map attached" 1 \
+	"$(q "$dir/a.db" "SELECT attached FROM probes WHERE target = 'iommu:map'")"
+check "summary line" 1 "$(grep -c '^recorded .* events in .* through bpf into' "$dir/out")"
+check "no BPF program left loaded" 0 "$(bpftool prog show 2>/dev/null | grep -c -E 'raw_map|btf_map')"
+
+# an existing database is refused without --force, kept intact, and replaced with it
+before=$(md5sum <"$dir/a.db")
+"$bin" record -d 1 -o "$dir/a.db" 2>"$dir/err"
+check "existing file refused: exit 1" 1 $?
+check "existing file refused: one line" 1 "$(wc -l <"$dir/err")"
+check "existing file untouched" "$before" "$(md5sum <"$dir/a.db")"
+"$bin" record -d 0.2 -f -o "$dir/a.db" >/dev/null 2>&1
+check "--force replaces" "0|1" "$?|$(q "$dir/a.db" "SELECT COUNT(*) FROM sessions")"
+
+# bad input: one line, exit 2 (usage) or 1 (runtime)
+"$bin" record -d abc -o "$dir/b.db" 2>"$dir/err"
+check "bad duration exit" 2 $?
+check "bad duration one line" 1 "$(wc -l <"$dir/err")"
+"$bin" record -d -5 -o "$dir/b.db" 2>/dev/null
+check "negative duration exit" 2 $?
+"$bin" record -d 1 2>/dev/null
+check "missing -o exit" 2 $?
+"$bin" record -d 1 -o /proc/nonexistent/x.db 2>"$dir/err"
+check "unwritable path exit" 1 $?
+check "unwritable path one line" 1 "$(wc -l <"$dir/err")"
+"$bin" record --bogus 2>/dev/null
+check "unknown option exit" 2 $?
+"$bin" record -o "$dir/b.db" stray 2>/dev/null
+check "command without -- refused" 2 $?
+check "nothing created on bad input" no "$([ -e "$dir/b.db" ] && echo yes || echo no)"
+
+# a traced command: recording ends when it exits, its status is stored
+"$bin" record -o "$dir/c.db" -- sh -c 'exit 3' >/dev/null 2>&1
+check "command exit: record exits 0" 0 $?
+check "command exit stored" "command-exit|3|sh -c exit 3" \
+	"$(q "$dir/c.db" "SELECT end_reason, command_exit_status, command FROM sessions")"
+"$bin" record -o "$dir/d.db" -- /nonexistent/program 2>"$dir/err"
+check "unrunnable command exit" 1 $?
+check "unrunnable command message" 1 "$(grep -c "cannot run '/nonexistent/program'" "$dir/err")"
+
+# SIGINT and SIGTERM: a complete session
+for sig in INT TERM; do
+	"$bin" record -o "$dir/sig$sig.db" >/dev/null 2>&1 &
+	pid=$!
+	sleep 1.5
+	kill -$sig $pid
+	wait $pid
+	check "SIG$sig exit" 0 $?
+	check "SIG$sig session" "1|signal" \
+		"$(q "$dir/sig$sig.db" "SELECT complete, end_reason FROM sessions")"
+done
+
+# SIGKILL: the session stays readable, marked incomplete
+"$bin" record -o "$dir/kill.db" >/dev/null 2>&1 &
+pid=$!
+sleep 1.5
+kill -KILL $pid
+wait $pid 2>/dev/null
+check "killed recorder: database readable, session incomplete" "0|ok" \
+	"$(q "$dir/kill.db" "SELECT complete || '|' || (SELECT * FROM pragma_integrity_check) FROM sessions")"
+# the kernel frees a dead process's programs after an RCU grace period: allow it a moment
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	left=$(bpftool prog show 2>/dev/null | grep -c -E 'raw_map|btf_map')
+	[ "$left" = 0 ] && break
+	sleep 0.5
+done
+check "no BPF program left after SIGKILL" 0 "$left"
+
+# --list-probes: the iommu tracepoints attach here
+"$bin" record --list-probes >"$dir/probes" 2>&1
+check "--list-probes exit" 0 $?
+check "--list-probes shows iommu:map attached" 1 \
+	"$(grep -c -E '^tracepoint +iommu:map +(tp_btf|raw_tp) +yes' "$dir/probes")"
+
+# tracefs capture
+"$bin" record --tracefs -d 0.5 -o "$dir/t.db" >/dev/null 2>"$dir/err"
+check "tracefs record exit" 0 $?
+check "tracefs session" "tracefs|1" "$(q "$dir/t.db" "SELECT capture, complete FROM sessions")"
+check "tracefs instance removed" 0 "$(ls /sys/kernel/tracing/instances 2>/dev/null | grep -c iommutrace)"
+
+# without CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN: says what is missing, falls back to tracefs
+setpriv --bounding-set=-bpf,-perfmon,-sys_admin -- "$bin" record -d 0.5 -o "$dir/nocap.db" \
+	>/dev/null 2>"$dir/err"
+check "no-capability record exit" 0 $?
+check "no-capability warning names the capabilities" 1 \
+	"$(grep -c 'eBPF needs CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN).*falling back to tracefs' "$dir/err")"
+check "no-capability session" "tracefs|1" "$(q "$dir/nocap.db" "SELECT capture, complete FROM sessions")"
+
+echo "record cli: $pass passed, $failures failed"
+[ "$failures" -eq 0 ]

@@ -1,0 +1,301 @@
+/* The database layer and the event writer: schema, session rows, refusal of foreign or newer
+ * files, and records turned into rows value for value (the driver-page join, derived pages). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include "common/db.h"
+#include "common/leaf.h"
+#include "tracer/event_writer.h"
+
+struct fixture {
+	sqlite3 *db;
+	int64_t sid;
+	struct event_writer *w;
+};
+
+static const char *names(void *ctx, uint32_t id)
+{
+	return id == 7 ? "intel_iommu_map_pages" : id == 8 ? "vtdss_map_range" : NULL;
+}
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	char err[256];
+
+	f->db = itdb_open(":memory:", ITDB_CREATE, err, sizeof(err));
+	assert_non_null(f->db);
+	assert_int_equal(itdb_session_begin(f->db, &(struct itdb_session_info){
+		.kind = "record", .capture = "bpf", .start_mono_ns = 1000 }, &f->sid), 0);
+	f->w = event_writer_new(f->db, f->sid, &(struct event_writer_opts){
+		.probe_name = names, .fallback_pgsize_bitmap = LEAF_4K | LEAF_2M | LEAF_1G });
+	assert_non_null(f->w);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	event_writer_free(f->w);
+	itdb_close(f->db);
+	free(f);
+	return 0;
+}
+
+static struct it_event ev(uint32_t kind, uint32_t tid, uint64_t ts)
+{
+	struct it_event e;
+
+	memset(&e, 0, sizeof(e));
+	e.h.kind = kind;
+	e.h.tid = tid;
+	e.h.pid = tid;
+	e.h.ts_ns = ts;
+	e.h.cpu = 1;
+	strcpy(e.h.comm, "fio");
+	return e;
+}
+
+static void add(struct fixture *f, const struct it_event *e)
+{
+	assert_int_equal(event_writer_add(f->w, e), 0);
+}
+
+/* Runs sql and returns its rows as "a|b|c;" text. */
+static char *rows(sqlite3 *db, const char *sql)
+{
+	static char out[4096];
+	sqlite3_stmt *st;
+	size_t used = 0;
+
+	out[0] = '\0';
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		for (int c = 0; c < sqlite3_column_count(st); c++) {
+			const unsigned char *t = sqlite3_column_text(st, c);
+
+			used += snprintf(out + used, sizeof(out) - used, "%s%s", c ? "|" : "",
+					 t ? (const char *)t : "NULL");
+		}
+		used += snprintf(out + used, sizeof(out) - used, ";");
+	}
+	sqlite3_finalize(st);
+	return out;
+}
+
+static void map_joins_observed_driver_pages(void **state)
+{
+	struct fixture *f = *state;
+	struct it_event d = ev(IT_EV_DRIVER_MAP, 42, 100), m = ev(IT_EV_MAP, 42, 200);
+	struct it_event other = ev(IT_EV_DRIVER_MAP, 43, 150);
+
+	d.h.probe_id = 7;
+	d.driver = (struct it_driver){ .domain = 0xffff888100000000ull, .iova = 0x40000000,
+				       .paddr = 0x480f600000ull, .pgsize = 2 << 20,
+				       .pgcount = 512 };
+	other.h.probe_id = 7;
+	other.driver = (struct it_driver){ .iova = 0x1000, .paddr = 0x2000, .pgsize = 4096,
+					   .pgcount = 1 };
+	m.map = (struct it_map){ .domain = 0xffff888100000000ull, .iova = 0x40000000,
+				 .paddr = 0x480f600000ull, .size = 1 << 30 };
+	m.h.flags = IT_F_DOMAIN_FROM_CALL;
+	add(f, &d);
+	add(f, &other);
+	add(f, &m);
+	assert_int_equal(event_writer_finish(f->w), 0);
+	assert_string_equal(rows(f->db, "SELECT map_id, ts_ns, cpu, tid, comm, domain_ptr,"
+				 " domain_source, iova, paddr, size_bytes FROM maps"),
+			    "1|200|1|42|fio|-131387344551936|call|1073741824|309495595008|1073741824;");
+	/* tid 43's record is stored unjoined at finish; no derived rows for map 1 */
+	assert_string_equal(rows(f->db, "SELECT op, map_id, tid, function, iova, pgsize_bytes,"
+				 " pgcount, source FROM driver_maps ORDER BY tid"),
+			    "map|1|42|intel_iommu_map_pages|1073741824|2097152|512|observed;"
+			    "map|NULL|43|intel_iommu_map_pages|4096|4096|1|observed;");
+	assert_string_equal(rows(f->db, "SELECT domain, iova_hex, paddr_hex FROM maps_view"),
+			    "0xffff888100000000|0x40000000|0x480f600000;");
+}
+
+static void map_without_driver_record_gets_derived_pages(void **state)
+{
+	struct fixture *f = *state;
+	struct it_event dom = ev(IT_EV_DOMAIN, 1, 10), m1 = ev(IT_EV_MAP, 1, 20);
+	struct it_event m2 = ev(IT_EV_MAP, 1, 30);
+
+	/* a domain without 1 GiB pages; the second map's domain is unknown: fallback set */
+	dom.domain = (struct it_domain){ .domain = 0xd0, .pgsize_bitmap = LEAF_4K | LEAF_2M };
+	m1.map = (struct it_map){ .domain = 0xd0, .iova = 0x40000000, .paddr = 0x800000000ull,
+				  .size = 1 << 30 };
+	m2.map = (struct it_map){ .iova = 0x3fe00000, .paddr = 0x83fe00000ull,
+				  .size = (1 << 30) + (2 << 20) };
+	add(f, &dom);
+	add(f, &m1);
+	add(f, &m2);
+	assert_int_equal(event_writer_finish(f->w), 0);
+	assert_string_equal(rows(f->db, "SELECT map_id, function, iova, paddr, pgsize_bytes,"
+				 " pgcount, source FROM driver_maps ORDER BY map_id, iova"),
+			    "1|NULL|1073741824|34359738368|2097152|512|derived;"
+			    "2|NULL|1071644672|35431383040|2097152|1|derived;"
+			    "2|NULL|1073741824|35433480192|1073741824|1|derived;");
+	assert_string_equal(rows(f->db, "SELECT domain_ptr, pgsize_bitmap FROM domains"),
+			    "208|2101248;");
+	assert_string_equal(rows(f->db, "SELECT map_id, pgsize_bytes, pages, source"
+				 " FROM map_pages_view ORDER BY map_id, pgsize_bytes"),
+			    "1|2097152|512|derived;2|2097152|1|derived;2|1073741824|1|derived;");
+}
+
+static void map_range_is_derived_with_its_function(void **state)
+{
+	struct fixture *f = *state;
+	struct it_event r = ev(IT_EV_DRIVER_MAP_RANGE, 5, 10), m = ev(IT_EV_MAP, 5, 20);
+
+	r.h.probe_id = 8;
+	r.driver = (struct it_driver){ .iova = 0x40000000, .paddr = 0x800000000ull,
+				       .len = 1 << 30 };
+	m.map = (struct it_map){ .iova = 0x40000000, .paddr = 0x800000000ull, .size = 1 << 30 };
+	add(f, &r);
+	add(f, &m);
+	assert_int_equal(event_writer_finish(f->w), 0);
+	assert_string_equal(rows(f->db, "SELECT map_id, function, pgsize_bytes, pgcount, source"
+				 " FROM driver_maps"),
+			    "1|vtdss_map_range|1073741824|1|derived;");
+}
+
+static void unmap_joins_driver_unmap(void **state)
+{
+	struct fixture *f = *state;
+	struct it_event d = ev(IT_EV_DRIVER_UNMAP, 9, 10), u = ev(IT_EV_UNMAP, 9, 20);
+
+	d.h.probe_id = 7;
+	d.driver = (struct it_driver){ .domain = 0xd0, .iova = 0x1000, .pgsize = 4096,
+				       .pgcount = 2 };
+	u.unmap = (struct it_unmap){ .iova = 0x1000, .size = 8192, .unmapped_size = 8192 };
+	add(f, &d);
+	add(f, &u);
+	assert_int_equal(event_writer_finish(f->w), 0);
+	assert_string_equal(rows(f->db, "SELECT unmap_id, iova, size_bytes, unmapped_bytes,"
+				 " domain_source FROM unmaps"), "1|4096|8192|8192|NULL;");
+	assert_string_equal(rows(f->db, "SELECT op, map_id, unmap_id, domain_ptr, paddr,"
+				 " pgsize_bytes, pgcount FROM driver_maps"),
+			    "unmap|NULL|1|208|NULL|4096|2;");
+}
+
+static void devices_faults_flushes_and_losses(void **state)
+{
+	struct fixture *f = *state;
+	struct it_event a = ev(IT_EV_ATTACH, 1, 1), g = ev(IT_EV_GROUP_ADD, 1, 2);
+	struct it_event pf = ev(IT_EV_FAULT, 1, 3), qi = ev(IT_EV_QI_SUBMIT, 1, 4);
+	struct it_event ct = ev(IT_EV_CACHE_TAG_FLUSH, 1, 5);
+
+	a.device = (struct it_device){ .domain = 0xd0, .group_id = 3, .domain_type = 3 };
+	strcpy(a.device.dev_name, "0000:00:04.0");
+	a.h.flags = IT_F_DOMAIN_FROM_GROUP;
+	g.device = (struct it_device){ .group_id = 4 };
+	strcpy(g.device.dev_name, "0000:00:05.0");
+	pf.fault = (struct it_fault){ .iova = 0xdead000, .flags = 2 };
+	strcpy(pf.fault.dev_name, "0000:00:04.0");
+	/* IOTLB invalidation, DID 5, page-selective: address 0x40000000, am 9 (2 MiB) */
+	qi.qi.qw[0] = (5ull << 16) | 2;
+	qi.qi.qw[1] = 0x40000000ull | 9;
+	ct.flush = (struct it_cache_tag_flush){ .start = 0x1000, .end = 0x1fff, .addr = 0x1000,
+						.pages = 1, .mask = 0, .domain_id = 7, .np = 1 };
+	strcpy(ct.flush.dev_name, "0000:00:04.0");
+	add(f, &a);
+	add(f, &g);
+	add(f, &pf);
+	add(f, &qi);
+	add(f, &ct);
+	assert_int_equal(event_writer_add_loss(f->w, 1, "map", 17, "ringbuf-full"), 0);
+	assert_int_equal(event_writer_finish(f->w), 0);
+	assert_string_equal(rows(f->db, "SELECT event, device, group_id, domain_ptr,"
+				 " domain_source, domain_type FROM attaches ORDER BY ts_ns"),
+			    "attach|0000:00:04.0|3|208|group|3;group_add|0000:00:05.0|4|NULL|NULL|NULL;");
+	assert_string_equal(rows(f->db, "SELECT device, iova, flags FROM faults"),
+			    "0000:00:04.0|233492480|2;");
+	assert_string_equal(rows(f->db, "SELECT event, device, domain_id, descriptor_type, addr,"
+				 " mask, pages FROM flushes ORDER BY ts_ns"),
+			    "qi_submit|NULL|5|iotlb|1073741824|9|NULL;"
+			    "cache_tag_flush_range_np|0000:00:04.0|7|NULL|4096|0|1;");
+	assert_string_equal(rows(f->db, "SELECT cpu, event, lost, reason FROM losses"),
+			    "1|map|17|ringbuf-full;");
+	assert_int_equal(event_writer_count(f->w), 5);
+}
+
+static void session_end_marks_complete(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_string_equal(rows(f->db, "SELECT kind, capture, complete, start_mono_ns"
+				 " FROM sessions"), "record|bpf|0|1000;");
+	assert_int_equal(itdb_session_end(f->db, f->sid, &(struct itdb_session_end){
+		.end_mono_ns = 5000, .end_reason = "duration", .events_total = 3 }), 0);
+	assert_string_equal(rows(f->db, "SELECT complete, end_reason, end_mono_ns, events_total,"
+				 " command_exit_status FROM sessions"), "1|duration|5000|3|NULL;");
+	assert_string_equal(rows(f->db, "SELECT value FROM meta WHERE key = 'schema_version'"),
+			    "1;");
+}
+
+static void open_refuses_existing_foreign_and_newer_files(void **state)
+{
+	char dir[] = "/tmp/iommutrace-db-XXXXXX", path[128], err[256];
+	sqlite3 *db;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/x.db", dir);
+	db = itdb_open(path, ITDB_CREATE, err, sizeof(err));
+	assert_non_null(db);
+	itdb_close(db);
+	assert_null(itdb_open(path, ITDB_CREATE, err, sizeof(err)));
+	assert_non_null(strstr(err, "exists; use --force"));
+	db = itdb_open(path, ITDB_CREATE_FORCE, err, sizeof(err));
+	assert_non_null(db);
+	/* a newer schema version is refused */
+	assert_int_equal(itdb_exec(db, "UPDATE meta SET value = '99'"
+				   " WHERE key = 'schema_version'", "test"), 0);
+	itdb_close(db);
+	assert_null(itdb_open(path, ITDB_READ, err, sizeof(err)));
+	assert_non_null(strstr(err, "schema version 99, newer"));
+	/* a SQLite file that is not ours */
+	unlink(path);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "CREATE TABLE t(x)", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	assert_null(itdb_open(path, ITDB_READ, err, sizeof(err)));
+	assert_non_null(strstr(err, "is not an iommutrace database"));
+	/* a file that is not SQLite at all */
+	FILE *junk = fopen(path, "w");
+
+	fputs("this is not a database, just text long enough to have a header\n", junk);
+	fclose(junk);
+	assert_null(itdb_open(path, ITDB_APPEND, err, sizeof(err)));
+	assert_non_null(strstr(err, "is not an iommutrace database"));
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/missing.db", dir);
+	assert_null(itdb_open(path, ITDB_READ, err, sizeof(err)));
+	assert_non_null(strstr(err, "No such file"));
+	rmdir(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(map_joins_observed_driver_pages, setup, teardown),
+		cmocka_unit_test_setup_teardown(map_without_driver_record_gets_derived_pages,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(map_range_is_derived_with_its_function, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(unmap_joins_driver_unmap, setup, teardown),
+		cmocka_unit_test_setup_teardown(devices_faults_flushes_and_losses, setup, teardown),
+		cmocka_unit_test_setup_teardown(session_end_marks_complete, setup, teardown),
+		cmocka_unit_test(open_refuses_existing_foreign_and_newer_files),
+	};
+
+	return cmocka_run_group_tests_name("database and event writer", tests, NULL, NULL);
+}

@@ -1,0 +1,42 @@
+/* Capture through eBPF: loads the programs the probe plan chose (one skeleton, everything else
+ * switched off before load), attaches them, and drains the ring buffer into a callback. The plan
+ * records per probe whether it attached and why not. */
+#ifndef IOMMUTRACE_BPF_CAPTURE_H
+#define IOMMUTRACE_BPF_CAPTURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "bpf/iommutrace.h"
+#include "probe_plan.h"
+
+struct bpf_capture;
+
+typedef int (*bpf_capture_event_fn)(const struct it_event *e, void *ctx);
+
+/* Opens and loads the skeleton for plan (which must outlive the capture); ringbuf_bytes is
+ * rounded up to a power of two of at least one page (0: 16 MiB). On failure returns NULL with
+ * one line in err. */
+struct bpf_capture *bpf_capture_load(struct probe_plan *plan, size_t ringbuf_bytes, char *err,
+				     size_t errlen);
+/* Attaches every loaded program; marks each probe attached or not (reason). Returns the number
+ * of probes attached. */
+int bpf_capture_attach(struct bpf_capture *c);
+/* Delivers the records waiting in the ring buffer, waiting up to timeout_ms for the first
+ * (0: no wait). Returns the number delivered, or a negative errno (-EINTR on a signal). A
+ * non-zero return of fn stops delivery and is returned. */
+int bpf_capture_poll(struct bpf_capture *c, int timeout_ms, bpf_capture_event_fn fn, void *ctx);
+/* Detaches every program (no more records are produced); the ring buffer can still be drained. */
+void bpf_capture_detach(struct bpf_capture *c);
+/* Calls fn for each (cpu, event kind) whose records were lost because the ring buffer was full. */
+int bpf_capture_losses(struct bpf_capture *c,
+		       int (*fn)(uint32_t cpu, uint32_t kind, uint64_t lost, void *ctx), void *ctx);
+/* The fd of a loaded program by name (tests drive raw_tp programs with BPF_PROG_TEST_RUN), or -1. */
+int bpf_capture_prog_fd(struct bpf_capture *c, const char *prog_name);
+/* The fd of a map by name (tests seed domain_by_tid), or -1. */
+int bpf_capture_map_fd(struct bpf_capture *c, const char *map_name);
+void bpf_capture_close(struct bpf_capture *c);
+
+/* Name of an event kind as the losses table stores it ("map", "unmap", ...). */
+const char *it_event_kind_name(uint32_t kind);
+
+#endif

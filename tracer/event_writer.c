@@ -1,0 +1,580 @@
+/* The event writer (see event_writer.h): records into rows, batched, with the driver-page join. */
+#include <stdlib.h>
+#include <string.h>
+#include "common/db.h"
+#include "common/leaf.h"
+#include "common/log.h"
+#include "event_writer.h"
+
+#define DEFAULT_BATCH 65536
+#define DEFAULT_PGSIZES (LEAF_4K | LEAF_2M | LEAF_1G)
+/* Driver records wait on their thread's iommu:map/unmap; a record that waits behind this many
+ * others belonged to a call that failed or whose event was lost, and is stored unjoined. */
+#define MAX_PENDING 4096
+#define MAX_RUNS 64
+
+enum stmt_id {
+	ST_MAP, ST_UNMAP, ST_DRIVER, ST_ATTACH, ST_FAULT, ST_FLUSH, ST_DOMAIN, ST_LOSS, ST_COUNT
+};
+
+static const char *const stmt_sql[ST_COUNT] = {
+	[ST_MAP] = "INSERT INTO maps(map_id, session_id, ts_ns, cpu, pid, tid, comm, domain_ptr,"
+		   " domain_source, iova, paddr, size_bytes) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+	[ST_UNMAP] = "INSERT INTO unmaps(unmap_id, session_id, ts_ns, cpu, pid, tid, comm,"
+		     " domain_ptr, domain_source, iova, size_bytes, unmapped_bytes)"
+		     " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+	[ST_DRIVER] = "INSERT INTO driver_maps(session_id, op, map_id, unmap_id, ts_ns, cpu, tid,"
+		      " function, domain_ptr, iova, paddr, pgsize_bytes, pgcount, source)"
+		      " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	[ST_ATTACH] = "INSERT INTO attaches(session_id, ts_ns, cpu, pid, tid, comm, event, device,"
+		      " group_id, domain_ptr, domain_source, domain_type)"
+		      " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+	[ST_FAULT] = "INSERT INTO faults(session_id, ts_ns, cpu, pid, tid, comm, device, iova, flags)"
+		     " VALUES (?,?,?,?,?,?,?,?,?)",
+	[ST_FLUSH] = "INSERT INTO flushes(session_id, ts_ns, cpu, pid, tid, comm, event, device,"
+		     " domain_id, descriptor_type, start_addr, end_addr, addr, pages, mask,"
+		     " qw0, qw1, qw2, qw3) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	[ST_DOMAIN] = "INSERT OR IGNORE INTO domains(session_id, domain_ptr, domain_type,"
+		      " pgsize_bitmap, first_seen_ns) VALUES (?,?,?,?,?)",
+	[ST_LOSS] = "INSERT INTO losses(session_id, cpu, event, lost, reason) VALUES (?,?,?,?,?)",
+};
+
+struct domain_entry {
+	uint64_t domain;
+	uint64_t pgsize_bitmap;
+};
+
+struct event_writer {
+	sqlite3 *db;
+	int64_t session_id;
+	struct event_writer_opts opts;
+	sqlite3_stmt *st[ST_COUNT];
+	int in_txn;
+	int failed;
+	uint32_t in_batch;
+	uint64_t count;
+	int64_t next_map_id;
+	int64_t next_unmap_id;
+	/* driver records waiting for their iommu:map/unmap, oldest first */
+	struct it_event *pending;
+	size_t npending;
+	/* domain -> page sizes, open addressing, power-of-two capacity */
+	struct domain_entry *domains;
+	size_t ndomains, domain_cap;
+};
+
+static int64_t next_id(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st = itdb_prepare(db, sql);
+	int64_t id = 1;
+
+	if (st && sqlite3_step(st) == SQLITE_ROW)
+		id = sqlite3_column_int64(st, 0) + 1;
+	sqlite3_finalize(st);
+	return id;
+}
+
+struct event_writer *event_writer_new(sqlite3 *db, int64_t session_id,
+				      const struct event_writer_opts *opts)
+{
+	struct event_writer *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		goto fail;
+	w->db = db;
+	w->session_id = session_id;
+	if (opts)
+		w->opts = *opts;
+	if (!w->opts.batch_events)
+		w->opts.batch_events = DEFAULT_BATCH;
+	if (!w->opts.fallback_pgsize_bitmap)
+		w->opts.fallback_pgsize_bitmap = DEFAULT_PGSIZES;
+	for (int i = 0; i < ST_COUNT; i++) {
+		w->st[i] = itdb_prepare(db, stmt_sql[i]);
+		if (!w->st[i])
+			goto fail;
+	}
+	w->next_map_id = next_id(db, "SELECT IFNULL(MAX(map_id), 0) FROM maps");
+	w->next_unmap_id = next_id(db, "SELECT IFNULL(MAX(unmap_id), 0) FROM unmaps");
+	w->pending = calloc(MAX_PENDING, sizeof(*w->pending));
+	w->domain_cap = 64;
+	w->domains = calloc(w->domain_cap, sizeof(*w->domains));
+	if (!w->pending || !w->domains)
+		goto fail;
+	return w;
+fail:
+	log_error("event writer: cannot start (out of memory or database error)");
+	event_writer_free(w);
+	return NULL;
+}
+
+void event_writer_free(struct event_writer *w)
+{
+	if (!w)
+		return;
+	if (w->in_txn)
+		sqlite3_exec(w->db, "ROLLBACK", NULL, NULL, NULL);
+	for (int i = 0; i < ST_COUNT; i++)
+		sqlite3_finalize(w->st[i]);
+	free(w->pending);
+	free(w->domains);
+	free(w);
+}
+
+uint64_t event_writer_count(const struct event_writer *w)
+{
+	return w->count;
+}
+
+static int begin_batch(struct event_writer *w)
+{
+	if (w->in_txn)
+		return 0;
+	if (itdb_exec(w->db, "BEGIN", "begin batch"))
+		return -1;
+	w->in_txn = 1;
+	return 0;
+}
+
+int event_writer_commit(struct event_writer *w)
+{
+	if (!w->in_txn)
+		return 0;
+	if (itdb_exec(w->db, "COMMIT", "commit batch")) {
+		w->failed = 1;
+		return -1;
+	}
+	w->in_txn = 0;
+	w->in_batch = 0;
+	return 0;
+}
+
+static size_t domain_slot(const struct event_writer *w, uint64_t domain)
+{
+	size_t mask = w->domain_cap - 1;
+	size_t i = (size_t)((domain >> 4) * 0x9E3779B97F4A7C15ull) & mask;
+
+	while (w->domains[i].domain && w->domains[i].domain != domain)
+		i = (i + 1) & mask;
+	return i;
+}
+
+static int remember_domain(struct event_writer *w, uint64_t domain, uint64_t pgsize_bitmap)
+{
+	size_t i;
+
+	if (!domain)
+		return 0;
+	if ((w->ndomains + 1) * 2 > w->domain_cap) {
+		struct event_writer grown = *w;
+
+		grown.domain_cap = w->domain_cap * 2;
+		grown.domains = calloc(grown.domain_cap, sizeof(*grown.domains));
+		if (!grown.domains)
+			return -1;
+		for (size_t j = 0; j < w->domain_cap; j++)
+			if (w->domains[j].domain)
+				grown.domains[domain_slot(&grown, w->domains[j].domain)] = w->domains[j];
+		free(w->domains);
+		w->domains = grown.domains;
+		w->domain_cap = grown.domain_cap;
+	}
+	i = domain_slot(w, domain);
+	if (!w->domains[i].domain)
+		w->ndomains++;
+	w->domains[i] = (struct domain_entry){ domain, pgsize_bitmap };
+	return 0;
+}
+
+static uint64_t domain_pgsizes(const struct event_writer *w, uint64_t domain)
+{
+	size_t i;
+
+	if (domain) {
+		i = domain_slot(w, domain);
+		if (w->domains[i].domain && w->domains[i].pgsize_bitmap)
+			return w->domains[i].pgsize_bitmap;
+	}
+	return w->opts.fallback_pgsize_bitmap;
+}
+
+static const char *domain_source(uint32_t flags)
+{
+	if (flags & IT_F_DOMAIN_FROM_CALL)
+		return "call";
+	if (flags & IT_F_DOMAIN_FROM_GROUP)
+		return "group";
+	return NULL;
+}
+
+/* Binds the columns every event table starts with: session, ts, cpu, pid, tid, comm. */
+static void bind_header(struct event_writer *w, sqlite3_stmt *st, int first,
+			const struct it_event_header *h)
+{
+	char comm[IT_COMM_LEN + 1];
+
+	memcpy(comm, h->comm, IT_COMM_LEN);
+	comm[IT_COMM_LEN] = '\0';
+	sqlite3_bind_int64(st, first, w->session_id);
+	sqlite3_bind_int64(st, first + 1, (sqlite3_int64)h->ts_ns);
+	sqlite3_bind_int(st, first + 2, (int)h->cpu);
+	sqlite3_bind_int64(st, first + 3, h->pid);
+	sqlite3_bind_int64(st, first + 4, h->tid);
+	itdb_bind_text(st, first + 5, comm);
+}
+
+static void bind_fixed_text(sqlite3_stmt *st, int idx, const char *s, size_t len)
+{
+	size_t n = strnlen(s, len);
+
+	if (n)
+		sqlite3_bind_text(st, idx, s, (int)n, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, idx);
+}
+
+static void bind_u64(sqlite3_stmt *st, int idx, uint64_t v)
+{
+	sqlite3_bind_int64(st, idx, (sqlite3_int64)v);
+}
+
+static const char *probe_name(const struct event_writer *w, uint32_t probe_id)
+{
+	return w->opts.probe_name ? w->opts.probe_name(w->opts.probe_name_ctx, probe_id) : NULL;
+}
+
+/* One driver_maps row; owner_id is the map_id or unmap_id it belongs to (0: none). */
+static int insert_driver_row(struct event_writer *w, const char *op, int64_t owner_id,
+			     const struct it_event_header *h, const char *function, uint64_t domain,
+			     uint64_t iova, uint64_t paddr, uint64_t pgsize, uint64_t pgcount,
+			     const char *source)
+{
+	sqlite3_stmt *st = w->st[ST_DRIVER];
+	int is_map = op[0] == 'm';
+
+	sqlite3_bind_int64(st, 1, w->session_id);
+	sqlite3_bind_text(st, 2, op, -1, SQLITE_STATIC);
+	if (owner_id)
+		sqlite3_bind_int64(st, is_map ? 3 : 4, owner_id);
+	bind_u64(st, 5, h->ts_ns);
+	sqlite3_bind_int(st, 6, (int)h->cpu);
+	sqlite3_bind_int64(st, 7, h->tid);
+	itdb_bind_text(st, 8, function);
+	if (domain)
+		bind_u64(st, 9, domain);
+	bind_u64(st, 10, iova);
+	if (is_map)
+		bind_u64(st, 11, paddr);
+	bind_u64(st, 12, pgsize);
+	bind_u64(st, 13, pgcount);
+	sqlite3_bind_text(st, 14, source, -1, SQLITE_STATIC);
+	return itdb_step_done(st, "insert driver page record");
+}
+
+/* The leaf rule's pages for a mapping, as source='derived' rows. */
+static int insert_derived(struct event_writer *w, int64_t map_id, const struct it_event_header *h,
+			  const char *function, uint64_t domain, uint64_t iova, uint64_t paddr,
+			  uint64_t size)
+{
+	struct leaf_run runs[MAX_RUNS];
+	long n = leaf_pages(iova, paddr, size, domain_pgsizes(w, domain), runs, MAX_RUNS);
+
+	/* a mapping the page table could not hold has no pages to derive */
+	if (n < 0)
+		return 0;
+	if (n > MAX_RUNS)
+		n = MAX_RUNS;
+	for (long i = 0; i < n; i++)
+		if (insert_driver_row(w, "map", map_id, h, function, domain, runs[i].iova,
+				      runs[i].paddr, runs[i].pgsize, runs[i].pgcount, "derived"))
+			return -1;
+	return 0;
+}
+
+static int store_pending(struct event_writer *w, const struct it_event *p, int64_t owner_id,
+			 uint64_t fallback_domain)
+{
+	const struct it_driver *d = &p->driver;
+	uint64_t domain = d->domain ? d->domain : fallback_domain;
+	const char *fn = probe_name(w, p->h.probe_id);
+
+	switch (p->h.kind) {
+	case IT_EV_DRIVER_MAP:
+		return insert_driver_row(w, "map", owner_id, &p->h, fn, domain, d->iova, d->paddr,
+					 d->pgsize, d->pgcount, "observed");
+	case IT_EV_DRIVER_UNMAP:
+		return insert_driver_row(w, "unmap", owner_id, &p->h, fn, domain, d->iova, 0,
+					 d->pgsize, d->pgcount, "observed");
+	default: /* IT_EV_DRIVER_MAP_RANGE: the leaf is chosen inside the driver */
+		return insert_derived(w, owner_id, &p->h, fn, domain, d->iova, d->paddr, d->len);
+	}
+}
+
+static void drop_pending(struct event_writer *w, size_t i)
+{
+	memmove(&w->pending[i], &w->pending[i + 1], (w->npending - i - 1) * sizeof(*w->pending));
+	w->npending--;
+}
+
+/* Stores the pending driver records of tid that fall in [iova, iova+size) with owner_id, and the
+ * thread's older ones unjoined. Returns how many were joined, or -1. */
+static long join_pending(struct event_writer *w, uint32_t tid, int unmap, uint64_t iova,
+			 uint64_t size, int64_t owner_id, uint64_t domain)
+{
+	long joined = 0;
+	size_t i = 0;
+
+	while (i < w->npending) {
+		struct it_event *p = &w->pending[i];
+		int is_unmap = p->h.kind == IT_EV_DRIVER_UNMAP;
+		int inside;
+
+		if (p->h.tid != tid) {
+			i++;
+			continue;
+		}
+		inside = is_unmap == unmap && p->driver.iova >= iova &&
+			 p->driver.iova - iova < size;
+		if (store_pending(w, p, inside ? owner_id : 0, domain))
+			return -1;
+		joined += inside;
+		drop_pending(w, i);
+	}
+	return joined;
+}
+
+static int hold_driver_record(struct event_writer *w, const struct it_event *e)
+{
+	if (w->npending == MAX_PENDING) {
+		if (store_pending(w, &w->pending[0], 0, 0))
+			return -1;
+		drop_pending(w, 0);
+	}
+	w->pending[w->npending++] = *e;
+	return 0;
+}
+
+static int add_map(struct event_writer *w, const struct it_event *e)
+{
+	sqlite3_stmt *st = w->st[ST_MAP];
+	int64_t id = w->next_map_id++;
+	long joined;
+
+	sqlite3_bind_int64(st, 1, id);
+	bind_header(w, st, 2, &e->h);
+	if (e->map.domain)
+		bind_u64(st, 8, e->map.domain);
+	itdb_bind_text(st, 9, domain_source(e->h.flags));
+	bind_u64(st, 10, e->map.iova);
+	bind_u64(st, 11, e->map.paddr);
+	bind_u64(st, 12, e->map.size);
+	if (itdb_step_done(st, "insert map"))
+		return -1;
+	joined = join_pending(w, e->h.tid, 0, e->map.iova, e->map.size, id, e->map.domain);
+	if (joined < 0)
+		return -1;
+	if (joined)
+		return 0;
+	return insert_derived(w, id, &e->h, NULL, e->map.domain, e->map.iova, e->map.paddr,
+			      e->map.size);
+}
+
+static int add_unmap(struct event_writer *w, const struct it_event *e)
+{
+	sqlite3_stmt *st = w->st[ST_UNMAP];
+	int64_t id = w->next_unmap_id++;
+
+	sqlite3_bind_int64(st, 1, id);
+	bind_header(w, st, 2, &e->h);
+	if (e->unmap.domain)
+		bind_u64(st, 8, e->unmap.domain);
+	itdb_bind_text(st, 9, domain_source(e->h.flags));
+	bind_u64(st, 10, e->unmap.iova);
+	bind_u64(st, 11, e->unmap.size);
+	bind_u64(st, 12, e->unmap.unmapped_size);
+	if (itdb_step_done(st, "insert unmap"))
+		return -1;
+	return join_pending(w, e->h.tid, 1, e->unmap.iova, e->unmap.size, id,
+			    e->unmap.domain) < 0 ? -1 : 0;
+}
+
+static int add_device(struct event_writer *w, const struct it_event *e)
+{
+	static const char *const names[] = {
+		[IT_EV_ATTACH] = "attach",
+		[IT_EV_GROUP_ADD] = "group_add",
+		[IT_EV_GROUP_REMOVE] = "group_remove",
+	};
+	sqlite3_stmt *st = w->st[ST_ATTACH];
+
+	bind_header(w, st, 1, &e->h);
+	sqlite3_bind_text(st, 7, names[e->h.kind], -1, SQLITE_STATIC);
+	bind_fixed_text(st, 8, e->device.dev_name, sizeof(e->device.dev_name));
+	if (e->device.group_id >= 0)
+		sqlite3_bind_int(st, 9, e->device.group_id);
+	if (e->device.domain) {
+		bind_u64(st, 10, e->device.domain);
+		sqlite3_bind_int64(st, 12, e->device.domain_type);
+	}
+	itdb_bind_text(st, 11, domain_source(e->h.flags));
+	return itdb_step_done(st, "insert attach");
+}
+
+static int add_fault(struct event_writer *w, const struct it_event *e)
+{
+	sqlite3_stmt *st = w->st[ST_FAULT];
+
+	bind_header(w, st, 1, &e->h);
+	bind_fixed_text(st, 7, e->fault.dev_name, sizeof(e->fault.dev_name));
+	bind_u64(st, 8, e->fault.iova);
+	sqlite3_bind_int(st, 9, e->fault.flags);
+	return itdb_step_done(st, "insert fault");
+}
+
+/* VT-d invalidation descriptor types (qw0 bits 3:0 and 11:9), as the spec numbers them. */
+static const char *qi_type_name(uint64_t qw0)
+{
+	static const char *const names[] = {
+		[1] = "context", [2] = "iotlb", [3] = "dev_tlb", [4] = "iec",
+		[5] = "wait", [6] = "pasid_iotlb", [7] = "pasid_cache", [8] = "dev_tlb_pasid",
+	};
+	uint64_t type = (qw0 & 0xf) | ((qw0 >> 5) & 0x70);
+
+	return type < sizeof(names) / sizeof(names[0]) && names[type] ? names[type] : "other";
+}
+
+static int add_qi(struct event_writer *w, const struct it_event *e)
+{
+	sqlite3_stmt *st = w->st[ST_FLUSH];
+	const __u64 *qw = e->qi.qw;
+	const char *type = qi_type_name(qw[0]);
+
+	bind_header(w, st, 1, &e->h);
+	sqlite3_bind_text(st, 7, "qi_submit", -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 10, type, -1, SQLITE_STATIC);
+	/* IOTLB and PASID-IOTLB descriptors: DID in qw0 31:16; address in qw1 63:12, its
+	 * address mask (2^am pages) in qw1 5:0 */
+	if (!strcmp(type, "iotlb") || !strcmp(type, "pasid_iotlb")) {
+		sqlite3_bind_int64(st, 9, (qw[0] >> 16) & 0xffff);
+		bind_u64(st, 13, qw[1] & ~0xfffull);
+		sqlite3_bind_int64(st, 15, qw[1] & 0x3f);
+	}
+	for (int i = 0; i < 4; i++)
+		bind_u64(st, 16 + i, qw[i]);
+	return itdb_step_done(st, "insert qi_submit");
+}
+
+static int add_cache_tag_flush(struct event_writer *w, const struct it_event *e)
+{
+	sqlite3_stmt *st = w->st[ST_FLUSH];
+	const struct it_cache_tag_flush *f = &e->flush;
+
+	bind_header(w, st, 1, &e->h);
+	sqlite3_bind_text(st, 7, f->np ? "cache_tag_flush_range_np" : "cache_tag_flush_range", -1,
+			  SQLITE_STATIC);
+	bind_fixed_text(st, 8, f->dev_name, sizeof(f->dev_name));
+	sqlite3_bind_int64(st, 9, f->domain_id);
+	bind_u64(st, 11, f->start);
+	bind_u64(st, 12, f->end);
+	bind_u64(st, 13, f->addr);
+	bind_u64(st, 14, f->pages);
+	bind_u64(st, 15, f->mask);
+	return itdb_step_done(st, "insert cache_tag_flush_range");
+}
+
+static int add_domain(struct event_writer *w, const struct it_event *e)
+{
+	sqlite3_stmt *st = w->st[ST_DOMAIN];
+
+	if (remember_domain(w, e->domain.domain, e->domain.pgsize_bitmap))
+		return -1;
+	sqlite3_bind_int64(st, 1, w->session_id);
+	bind_u64(st, 2, e->domain.domain);
+	sqlite3_bind_int64(st, 3, e->domain.type);
+	bind_u64(st, 4, e->domain.pgsize_bitmap);
+	bind_u64(st, 5, e->h.ts_ns);
+	return itdb_step_done(st, "insert domain");
+}
+
+int event_writer_add(struct event_writer *w, const struct it_event *e)
+{
+	int ret;
+
+	if (w->failed || begin_batch(w))
+		return -1;
+	switch (e->h.kind) {
+	case IT_EV_MAP:
+		ret = add_map(w, e);
+		break;
+	case IT_EV_UNMAP:
+		ret = add_unmap(w, e);
+		break;
+	case IT_EV_ATTACH:
+	case IT_EV_GROUP_ADD:
+	case IT_EV_GROUP_REMOVE:
+		ret = add_device(w, e);
+		break;
+	case IT_EV_FAULT:
+		ret = add_fault(w, e);
+		break;
+	case IT_EV_DRIVER_MAP:
+	case IT_EV_DRIVER_UNMAP:
+	case IT_EV_DRIVER_MAP_RANGE:
+		ret = hold_driver_record(w, e);
+		break;
+	case IT_EV_DOMAIN:
+		ret = add_domain(w, e);
+		break;
+	case IT_EV_QI_SUBMIT:
+		ret = add_qi(w, e);
+		break;
+	case IT_EV_CACHE_TAG_FLUSH:
+		ret = add_cache_tag_flush(w, e);
+		break;
+	default:
+		log_debug("event writer: skipping record of unknown kind %u", e->h.kind);
+		return 0;
+	}
+	if (ret) {
+		w->failed = 1;
+		return -1;
+	}
+	w->count++;
+	if (++w->in_batch >= w->opts.batch_events)
+		return event_writer_commit(w);
+	return 0;
+}
+
+int event_writer_add_loss(struct event_writer *w, uint32_t cpu, const char *event, uint64_t lost,
+			  const char *reason)
+{
+	sqlite3_stmt *st = w->st[ST_LOSS];
+
+	if (w->failed || begin_batch(w))
+		return -1;
+	sqlite3_bind_int64(st, 1, w->session_id);
+	sqlite3_bind_int(st, 2, (int)cpu);
+	itdb_bind_text(st, 3, event);
+	bind_u64(st, 4, lost);
+	itdb_bind_text(st, 5, reason);
+	if (itdb_step_done(st, "insert loss")) {
+		w->failed = 1;
+		return -1;
+	}
+	return 0;
+}
+
+int event_writer_finish(struct event_writer *w)
+{
+	if (w->failed || begin_batch(w))
+		return -1;
+	/* records whose iommu:map/unmap never came: the call failed or its event was lost */
+	while (w->npending) {
+		if (store_pending(w, &w->pending[0], 0, 0)) {
+			w->failed = 1;
+			return -1;
+		}
+		drop_pending(w, 0);
+	}
+	return event_writer_commit(w);
+}

@@ -1,0 +1,42 @@
+/* The event writer: turns struct it_event records (from the ring buffer, the tracefs fallback or an
+ * importer) into rows of one session, in batched transactions of prepared statements.
+ *
+ * Joins done here, on the fly: a driver map_pages/unmap_pages record precedes, on the same thread,
+ * the iommu:map/unmap event of the call it belongs to; it is held until that event arrives and
+ * stored with its map_id/unmap_id. At finish, every map with no observed driver pages gets the
+ * leaf rule's pages as source='derived' (domain's page-size bitmap when known, else fallback).
+ *
+ * Not thread-safe: one writer per capture thread. */
+#ifndef IOMMUTRACE_EVENT_WRITER_H
+#define IOMMUTRACE_EVENT_WRITER_H
+
+#include <stdint.h>
+#include <sqlite3.h>
+#include "../bpf/iommutrace.h"
+
+struct event_writer;
+
+struct event_writer_opts {
+	uint32_t batch_events;		/* commit after this many events (0: default 65536) */
+	/* page sizes for derived pages when a map's domain is unknown (0: 4K|2M|1G) */
+	uint64_t fallback_pgsize_bitmap;
+	/* names of probe ids, for driver_maps.function (may be NULL) */
+	const char *(*probe_name)(void *ctx, uint32_t probe_id);
+	void *probe_name_ctx;
+};
+
+struct event_writer *event_writer_new(sqlite3 *db, int64_t session_id,
+				      const struct event_writer_opts *opts);
+/* Adds one record. Returns 0, or -1 when the database refused it (logged; the writer is then
+ * unusable, and event_writer_free still rolls back only the open batch). */
+int event_writer_add(struct event_writer *w, const struct it_event *e);
+/* Commits the open batch (also done every batch_events and by finish). */
+int event_writer_commit(struct event_writer *w);
+/* Stores held driver records, derived pages and lost-event counts; commits. */
+int event_writer_add_loss(struct event_writer *w, uint32_t cpu, const char *event, uint64_t lost,
+			  const char *reason);
+int event_writer_finish(struct event_writer *w);
+uint64_t event_writer_count(const struct event_writer *w);
+void event_writer_free(struct event_writer *w);
+
+#endif

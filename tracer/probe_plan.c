@@ -1,0 +1,274 @@
+/* Building the probe plan by probing the running kernel (see probe_plan.h). */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "common/log.h"
+#include "probe_plan.h"
+
+struct tracepoint_def {
+	const char *target;
+	const char *name;
+	enum it_tracepoint index;
+	bool optional;
+};
+
+static const struct tracepoint_def tracepoints[] = {
+	{ "iommu:map", "map", IT_TP_MAP, false },
+	{ "iommu:unmap", "unmap", IT_TP_UNMAP, false },
+	{ "iommu:attach_device_to_domain", "attach_device_to_domain", IT_TP_ATTACH, false },
+	{ "iommu:add_device_to_group", "add_device_to_group", IT_TP_GROUP_ADD, false },
+	{ "iommu:remove_device_from_group", "remove_device_from_group", IT_TP_GROUP_REMOVE, false },
+	{ "iommu:io_page_fault", "io_page_fault", IT_TP_FAULT, false },
+	/* Intel VT-d only; qi_submit from 5.13, cache_tag_* from 6.10 */
+	{ "intel_iommu:qi_submit", "qi_submit", IT_TP_QI_SUBMIT, true },
+	{ "intel_iommu:cache_tag_flush_range", "cache_tag_flush_range", IT_TP_CACHE_TAG_FLUSH, true },
+	{ "intel_iommu:cache_tag_flush_range_np", "cache_tag_flush_range_np",
+	  IT_TP_CACHE_TAG_FLUSH_NP, true },
+};
+
+struct function_def {
+	const char *name;
+	enum probe_role role;
+	enum it_domain_call call;
+};
+
+/* Every function of a role that the running kernel has gets a slot; names differ across kernels
+ * (comments say where each exists), which is why presence is probed, never assumed. */
+static const struct function_def functions[] = {
+	/* IOMMU core: the function emitting iommu:map and its callers (6.1: iommu_map,
+	 * iommu_map_atomic, _iommu_map, __iommu_map; later iommu_map_nosync) */
+	{ "__iommu_map", ROLE_DOMAIN_CALL, IT_CALL_MAP },
+	{ "_iommu_map", ROLE_DOMAIN_CALL, IT_CALL_MAP },
+	{ "iommu_map_nosync", ROLE_DOMAIN_CALL, IT_CALL_MAP },
+	{ "iommu_map", ROLE_DOMAIN_CALL, IT_CALL_MAP },
+	{ "iommu_map_atomic", ROLE_DOMAIN_CALL, IT_CALL_MAP },
+	{ "iommu_map_sg", ROLE_DOMAIN_CALL, IT_CALL_MAP },
+	{ "__iommu_unmap", ROLE_DOMAIN_CALL, IT_CALL_UNMAP },
+	{ "iommu_unmap", ROLE_DOMAIN_CALL, IT_CALL_UNMAP },
+	{ "iommu_unmap_fast", ROLE_DOMAIN_CALL, IT_CALL_UNMAP },
+	{ "__iommu_attach_device", ROLE_DOMAIN_CALL, IT_CALL_ATTACH },
+	/* drivers, map_pages(domain, iova, paddr, pgsize, pgcount, ...): Intel and AMD up to
+	 * 6.18, the generic page table's per-format functions on 6.19-7.0 */
+	{ "intel_iommu_map_pages", ROLE_DRIVER_MAP, IT_CALL_NONE },
+	{ "amd_iommu_map_pages", ROLE_DRIVER_MAP, IT_CALL_NONE },
+	{ "pt_iommu_vtdss_map_pages", ROLE_DRIVER_MAP, IT_CALL_NONE },
+	{ "pt_iommu_x86_64_map_pages", ROLE_DRIVER_MAP, IT_CALL_NONE },
+	{ "pt_iommu_amdv1_map_pages", ROLE_DRIVER_MAP, IT_CALL_NONE },
+	{ "intel_iommu_unmap_pages", ROLE_DRIVER_UNMAP, IT_CALL_NONE },
+	{ "amd_iommu_unmap_pages", ROLE_DRIVER_UNMAP, IT_CALL_NONE },
+	{ "pt_iommu_vtdss_unmap_pages", ROLE_DRIVER_UNMAP, IT_CALL_NONE },
+	{ "pt_iommu_x86_64_unmap_pages", ROLE_DRIVER_UNMAP, IT_CALL_NONE },
+	{ "pt_iommu_amdv1_unmap_pages", ROLE_DRIVER_UNMAP, IT_CALL_NONE },
+	/* 7.1 on: the core calls map_range and the leaf size is chosen inside it */
+	{ "vtdss_map_range", ROLE_DRIVER_MAP_RANGE, IT_CALL_NONE },
+	{ "x86_64_map_range", ROLE_DRIVER_MAP_RANGE, IT_CALL_NONE },
+	{ "amdv1_map_range", ROLE_DRIVER_MAP_RANGE, IT_CALL_NONE },
+};
+
+const char *probe_mech_name(enum probe_mech mech)
+{
+	static const char *const names[] = {
+		[MECH_NONE] = "-", [MECH_FENTRY] = "fentry", [MECH_KPROBE] = "kprobe",
+		[MECH_TP_BTF] = "tp_btf", [MECH_RAW_TP] = "raw_tp", [MECH_TRACEFS] = "tracefs",
+	};
+
+	return names[mech];
+}
+
+const char *probe_role_name(enum probe_role role)
+{
+	static const char *const names[] = {
+		[ROLE_TRACEPOINT] = "tracepoint", [ROLE_DOMAIN_CALL] = "domain",
+		[ROLE_DRIVER_MAP] = "driver-map", [ROLE_DRIVER_UNMAP] = "driver-unmap",
+		[ROLE_DRIVER_MAP_RANGE] = "driver-map-range",
+	};
+
+	return names[role];
+}
+
+const char *probe_plan_name(void *ctx, uint32_t probe_id)
+{
+	const struct probe_plan *plan = ctx;
+
+	return plan && probe_id < plan->count ? plan->probes[probe_id].target : NULL;
+}
+
+/* Loads "return 0" as a tracing program of the given attach type against btf_id and attaches it:
+ * the one reliable way to know whether fentry or tp_btf works on this target. Returns 0 or a
+ * negative errno, with what failed in why. */
+static int try_tracing_attach(__u32 btf_id, enum bpf_attach_type type, char *why, size_t len)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = type,
+		    .attach_btf_id = btf_id);
+	int prog_fd, link_fd, err = 0;
+
+	prog_fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, NULL, "GPL", insns, 2, &opts);
+	if (prog_fd < 0) {
+		err = -errno;
+		snprintf(why, len, "load refused: %s", strerror(errno));
+		return err;
+	}
+	link_fd = bpf_raw_tracepoint_open(NULL, prog_fd);
+	if (link_fd < 0) {
+		err = -errno;
+		snprintf(why, len, "attach refused: %s", strerror(errno));
+	} else {
+		close(link_fd);
+	}
+	close(prog_fd);
+	return err;
+}
+
+static void add_probe(struct probe_plan *plan, const struct probe *p)
+{
+	if (plan->count < PROBE_PLAN_MAX)
+		plan->probes[plan->count++] = *p;
+}
+
+static void plan_tracepoints(struct probe_plan *plan, const struct btf *btf,
+			     const struct probe_plan_opts *opts)
+{
+	for (size_t i = 0; i < sizeof(tracepoints) / sizeof(tracepoints[0]); i++) {
+		const struct tracepoint_def *t = &tracepoints[i];
+		struct probe p = { .role = ROLE_TRACEPOINT, .target = t->target,
+				   .tp_name = t->name, .index = t->index,
+				   .optional = t->optional };
+		char typedef_name[96], why[128];
+		int id;
+
+		snprintf(typedef_name, sizeof(typedef_name), "btf_trace_%s", t->name);
+		id = btf ? btf__find_by_name_kind(btf, typedef_name, BTF_KIND_TYPEDEF) : -1;
+		if (!btf || opts->raw_tp_only) {
+			p.mech = MECH_RAW_TP;
+		} else if (id < 0) {
+			snprintf(p.reason, sizeof(p.reason), "tracepoint not in this kernel");
+		} else if (try_tracing_attach(id, BPF_TRACE_RAW_TP, why, sizeof(why)) == 0) {
+			p.mech = MECH_TP_BTF;
+		} else {
+			p.mech = MECH_RAW_TP;
+			snprintf(p.reason, sizeof(p.reason), "tp_btf %s; using raw_tp", why);
+		}
+		add_probe(plan, &p);
+	}
+}
+
+static int next_slot(const struct probe_plan *plan, enum probe_role role)
+{
+	int used = 0;
+
+	for (size_t i = 0; i < plan->count; i++)
+		if (plan->probes[i].role == role && plan->probes[i].mech != MECH_NONE)
+			used++;
+	return used;
+}
+
+static int slot_count(enum probe_role role)
+{
+	switch (role) {
+	case ROLE_DOMAIN_CALL:
+		return IT_DOMAIN_SLOTS;
+	case ROLE_DRIVER_MAP:
+		return IT_MAP_SLOTS;
+	case ROLE_DRIVER_UNMAP:
+		return IT_UNMAP_SLOTS;
+	case ROLE_DRIVER_MAP_RANGE:
+		return IT_RANGE_SLOTS;
+	default:
+		return 0;
+	}
+}
+
+static void plan_functions(struct probe_plan *plan, const struct btf *btf)
+{
+	for (size_t i = 0; i < sizeof(functions) / sizeof(functions[0]); i++) {
+		const struct function_def *f = &functions[i];
+		struct probe p = { .role = f->role, .target = f->name, .call = f->call,
+				   .optional = true };
+		char why[128] = "";
+		int id = btf__find_by_name_kind(btf, f->name, BTF_KIND_FUNC);
+		int slot = next_slot(plan, f->role);
+
+		if (id < 0) {
+			snprintf(p.reason, sizeof(p.reason), "function not in this kernel");
+		} else if (slot >= slot_count(f->role)) {
+			snprintf(p.reason, sizeof(p.reason), "no free %s slot",
+				 probe_role_name(f->role));
+		} else if (try_tracing_attach(id, BPF_TRACE_FENTRY, why, sizeof(why)) == 0) {
+			p.mech = MECH_FENTRY;
+			p.index = slot;
+			plan->fentry_works = true;
+		} else if (plan->have_kprobes) {
+			p.mech = MECH_KPROBE;
+			p.index = slot;
+			snprintf(p.reason, sizeof(p.reason), "fentry %s; using kprobe", why);
+		} else {
+			snprintf(p.reason, sizeof(p.reason),
+				 "fentry %s, and the kernel has no kprobes", why);
+		}
+		add_probe(plan, &p);
+	}
+}
+
+int probe_plan_build(struct probe_plan *plan, const struct probe_plan_opts *opts, char *err,
+		     size_t errlen)
+{
+	static const struct probe_plan_opts defaults;
+	struct btf *btf;
+
+	if (!opts)
+		opts = &defaults;
+	memset(plan, 0, sizeof(*plan));
+	plan->have_kprobes = access("/sys/bus/event_source/devices/kprobe/type", F_OK) == 0;
+	btf = btf__load_vmlinux_btf();
+	plan->have_btf = btf != NULL;
+	if (!btf)
+		snprintf(err, errlen, "the kernel has no BTF (/sys/kernel/btf/vmlinux: %s)",
+			 strerror(errno));
+	plan_tracepoints(plan, btf, opts);
+	if (btf && !opts->no_functions)
+		plan_functions(plan, btf);
+	btf__free(btf);
+	return plan->have_btf ? 0 : -1;
+}
+
+void probe_plan_use_tracefs(struct probe_plan *plan, const char *why)
+{
+	for (size_t i = 0; i < plan->count; i++) {
+		struct probe *p = &plan->probes[i];
+
+		if (p->role == ROLE_TRACEPOINT) {
+			if (p->mech != MECH_NONE || !plan->have_btf)
+				p->mech = MECH_TRACEFS;
+		} else {
+			p->mech = MECH_NONE;
+		}
+		if (p->mech != MECH_NONE || !p->reason[0])
+			snprintf(p->reason, sizeof(p->reason), "%s", why);
+	}
+}
+
+const struct probe *probe_plan_find(const struct probe_plan *plan, const char *target)
+{
+	for (size_t i = 0; i < plan->count; i++)
+		if (!strcmp(plan->probes[i].target, target))
+			return &plan->probes[i];
+	return NULL;
+}
+
+void probe_plan_print(const struct probe_plan *plan, FILE *f)
+{
+	fprintf(f, "%-17s %-38s %-8s %-9s %s\n", "ROLE", "TARGET", "VIA", "ATTACHED", "WHY");
+	for (size_t i = 0; i < plan->count; i++) {
+		const struct probe *p = &plan->probes[i];
+
+		fprintf(f, "%-17s %-38s %-8s %-9s %s\n", probe_role_name(p->role), p->target,
+			probe_mech_name(p->mech), p->attached ? "yes" : "no", p->reason);
+	}
+}

@@ -1,0 +1,75 @@
+/* The probe plan: which kernel tracepoints and functions this kernel offers for each role, and
+ * how each is attached (fentry, kprobe, tp_btf, raw_tp), decided by probing the running kernel
+ * (BTF, test loads, the kprobe PMU), never by its version. A probe's index in the plan is the
+ * probe_id its records carry. */
+#ifndef IOMMUTRACE_PROBE_PLAN_H
+#define IOMMUTRACE_PROBE_PLAN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "bpf/probe_slots.h"
+
+enum probe_role {
+	ROLE_TRACEPOINT,	/* an iommu:* or intel_iommu:* event */
+	ROLE_DOMAIN_CALL,	/* an IOMMU core function taking the domain first: names the domain */
+	ROLE_DRIVER_MAP,	/* driver map_pages: the page size and count written */
+	ROLE_DRIVER_UNMAP,	/* driver unmap_pages */
+	ROLE_DRIVER_MAP_RANGE,	/* driver map_range: leaf chosen inside, pages derived */
+};
+
+enum probe_mech {
+	MECH_NONE,
+	MECH_FENTRY,
+	MECH_KPROBE,
+	MECH_TP_BTF,
+	MECH_RAW_TP,
+	MECH_TRACEFS,
+};
+
+struct probe {
+	enum probe_role role;
+	const char *target;		/* "iommu:map" or a kernel function name */
+	const char *tp_name;		/* tracepoints: the name without its system */
+	int index;			/* tracepoint: enum it_tracepoint; functions: slot */
+	uint32_t call;			/* domain calls: enum it_domain_call */
+	bool optional;			/* absence is normal on some kernels/vendors */
+	enum probe_mech mech;		/* chosen mechanism; MECH_NONE when unavailable */
+	bool attached;
+	char reason[160];		/* why not attached, or a note on the choice */
+};
+
+#define PROBE_PLAN_MAX 48
+
+struct probe_plan_opts {
+	/* every tracepoint as raw_tp, also those this kernel lacks (they load but cannot
+	 * attach): tests drive the handlers with BPF_PROG_TEST_RUN */
+	bool raw_tp_only;
+	bool no_functions;		/* tracepoints only */
+};
+
+struct probe_plan {
+	struct probe probes[PROBE_PLAN_MAX];
+	size_t count;
+	bool have_btf;
+	bool have_kprobes;
+	bool fentry_works;		/* a test fentry load+attach succeeded somewhere */
+};
+
+/* Probes the running kernel and fills plan. Returns 0, or -1 when there is no kernel BTF (the
+ * reason is in plan->probes' reasons and returned through err). */
+int probe_plan_build(struct probe_plan *plan, const struct probe_plan_opts *opts, char *err,
+		     size_t errlen);
+/* Marks the tracepoints as captured through tracefs instead (no BPF). */
+void probe_plan_use_tracefs(struct probe_plan *plan, const char *why);
+
+const char *probe_mech_name(enum probe_mech mech);
+const char *probe_role_name(enum probe_role role);
+/* Name of a probe id for driver_maps.function; NULL when out of range. ctx is the plan. */
+const char *probe_plan_name(void *plan, uint32_t probe_id);
+/* The probe of a target ("iommu:map", "intel_iommu_map_pages"), or NULL. */
+const struct probe *probe_plan_find(const struct probe_plan *plan, const char *target);
+/* Prints the plan as a table (what attached, what did not, and why). */
+void probe_plan_print(const struct probe_plan *plan, FILE *f);
+
+#endif

@@ -1,0 +1,342 @@
+/* `record` (see recorder.h): capture set-up with fallback, the capture loop, and a session that
+ * is complete however the loop ends. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include "common/db.h"
+#include "common/exit_codes.h"
+#include "common/log.h"
+#include "common/privilege.h"
+#include "bpf_capture.h"
+#include "event_writer.h"
+#include "probe_plan.h"
+#include "recorder.h"
+#include "session_metadata.h"
+#include "tracefs_capture.h"
+#include "traced_command.h"
+
+#define POLL_MS 100
+#define COMMIT_EVERY_NS (200 * 1000 * 1000ull)
+
+struct capture {
+	struct probe_plan plan;
+	struct bpf_capture *bpf;
+	struct tracefs_capture *tfs;
+	const char *name;		/* bpf | tracefs */
+};
+
+struct loop_state {
+	struct event_writer *writer;
+	uint64_t per_kind[IT_EV_KIND_MAX];
+	uint64_t lost;
+	int failed;
+};
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static uint64_t now_ns(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int open_tracefs(struct capture *c, const char *why)
+{
+	char err[256];
+
+	c->tfs = tracefs_capture_start(err, sizeof(err));
+	if (!c->tfs) {
+		log_error("%s, and tracefs capture failed too: %s", why, err);
+		return -1;
+	}
+	probe_plan_use_tracefs(&c->plan, why);
+	tracefs_capture_mark_plan(c->tfs, &c->plan);
+	c->name = "tracefs";
+	return 0;
+}
+
+/* eBPF when this process and kernel allow it, else tracefs (tracepoints only: no domains and no
+ * driver page sizes, which only BPF can see). */
+static int open_capture(struct capture *c, const struct recorder_opts *o)
+{
+	char why[256], missing[96];
+	const struct probe *map;
+	int attached;
+
+	memset(c, 0, sizeof(*c));
+	if (o->use_tracefs) {
+		probe_plan_build(&c->plan, &(struct probe_plan_opts){ .no_functions = true },
+				 why, sizeof(why));
+		return open_tracefs(c, "tracefs requested with --tracefs");
+	}
+	if (!privilege_can_trace_bpf(missing, sizeof(missing))) {
+		snprintf(why, sizeof(why), "eBPF needs %s, which this process lacks", missing);
+		log_warn("%s: falling back to tracefs (no domains, no driver page sizes)", why);
+		return open_tracefs(c, why);
+	}
+	if (probe_plan_build(&c->plan, NULL, why, sizeof(why))) {
+		log_warn("%s: falling back to tracefs (no domains, no driver page sizes)", why);
+		return open_tracefs(c, why);
+	}
+	c->bpf = bpf_capture_load(&c->plan, o->ringbuf_bytes, why, sizeof(why));
+	if (!c->bpf) {
+		log_warn("%s: falling back to tracefs (no domains, no driver page sizes)", why);
+		return open_tracefs(c, why);
+	}
+	attached = bpf_capture_attach(c->bpf);
+	log_debug("%d probes attached", attached);
+	map = probe_plan_find(&c->plan, "iommu:map");
+	if (!map || !map->attached) {
+		log_error("iommu:map could not be attached (%s); see 'iommutrace record "
+			  "--list-probes'", map ? map->reason : "not planned");
+		return -1;
+	}
+	c->name = "bpf";
+	return 0;
+}
+
+static void close_capture(struct capture *c)
+{
+	bpf_capture_close(c->bpf);
+	if (c->tfs)
+		tracefs_capture_stop(c->tfs);
+	c->bpf = NULL;
+	c->tfs = NULL;
+}
+
+static int on_event(const struct it_event *e, void *ctx)
+{
+	struct loop_state *st = ctx;
+
+	if (event_writer_add(st->writer, e)) {
+		st->failed = 1;
+		return -1;
+	}
+	if (e->h.kind < IT_EV_KIND_MAX)
+		st->per_kind[e->h.kind]++;
+	return 0;
+}
+
+static int capture_poll(struct capture *c, int timeout_ms, struct loop_state *st)
+{
+	if (c->bpf)
+		return bpf_capture_poll(c->bpf, timeout_ms, on_event, st);
+	return tracefs_capture_poll(c->tfs, timeout_ms, on_event, st);
+}
+
+static int on_bpf_loss(uint32_t cpu, uint32_t kind, uint64_t lost, void *ctx)
+{
+	struct loop_state *st = ctx;
+
+	st->lost += lost;
+	return event_writer_add_loss(st->writer, cpu, it_event_kind_name(kind), lost,
+				     "ringbuf-full");
+}
+
+static int on_tracefs_loss(uint32_t cpu, uint64_t lost, void *ctx)
+{
+	struct loop_state *st = ctx;
+
+	st->lost += lost;
+	return event_writer_add_loss(st->writer, cpu, "any", lost, "tracefs-overrun");
+}
+
+/* After the probes are detached: what is still buffered, then the loss counters. */
+static int drain_capture(struct capture *c, struct loop_state *st)
+{
+	int n;
+
+	if (c->bpf) {
+		bpf_capture_detach(c->bpf);
+		while ((n = bpf_capture_poll(c->bpf, 0, on_event, st)) > 0)
+			;
+		if (n < 0 || st->failed)
+			return -1;
+		return bpf_capture_losses(c->bpf, on_bpf_loss, st);
+	}
+	tracefs_capture_disable(c->tfs);
+	while ((n = tracefs_capture_poll(c->tfs, 0, on_event, st)) > 0)
+		;
+	if (n < 0 || st->failed)
+		return -1;
+	return tracefs_capture_losses(c->tfs, on_tracefs_loss, st);
+}
+
+static char *join_command(char **argv, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (; argv && *argv && used < len; argv++)
+		used += snprintf(buf + used, len - used, "%s%s", used ? " " : "", *argv);
+	return argv ? buf : NULL;
+}
+
+static const char *run_loop(struct capture *c, struct loop_state *st, uint64_t deadline,
+			    struct traced_command *cmd)
+{
+	uint64_t last_commit = now_ns(CLOCK_MONOTONIC);
+
+	for (;;) {
+		uint64_t now = now_ns(CLOCK_MONOTONIC);
+		int timeout = POLL_MS, n;
+
+		if (stop_signal)
+			return "signal";
+		if (deadline && now >= deadline)
+			return "duration";
+		if (cmd && traced_command_poll(cmd))
+			return "command-exit";
+		if (deadline && deadline - now < (uint64_t)POLL_MS * 1000000)
+			timeout = (int)((deadline - now) / 1000000) + 1;
+		n = capture_poll(c, timeout, st);
+		if (st->failed)
+			return "error";
+		if (n < 0 && n != -EINTR) {
+			log_error("reading the capture failed: %s", strerror(-n));
+			return "error";
+		}
+		if (now - last_commit >= COMMIT_EVERY_NS) {
+			if (event_writer_commit(st->writer))
+				return "error";
+			last_commit = now;
+		}
+	}
+}
+
+static void print_summary(const struct loop_state *st, const char *path, double seconds,
+			  const char *capture)
+{
+	uint64_t total = 0;
+
+	for (int k = 0; k < IT_EV_KIND_MAX; k++)
+		total += st->per_kind[k];
+	printf("recorded %llu events in %.1f s through %s into %s: %llu maps, %llu unmaps, "
+	       "%llu driver page records, %llu attach/group events, %llu faults, %llu flushes; "
+	       "%llu lost\n",
+	       (unsigned long long)total, seconds, capture, path,
+	       (unsigned long long)st->per_kind[IT_EV_MAP],
+	       (unsigned long long)st->per_kind[IT_EV_UNMAP],
+	       (unsigned long long)(st->per_kind[IT_EV_DRIVER_MAP] +
+				    st->per_kind[IT_EV_DRIVER_UNMAP] +
+				    st->per_kind[IT_EV_DRIVER_MAP_RANGE]),
+	       (unsigned long long)(st->per_kind[IT_EV_ATTACH] + st->per_kind[IT_EV_GROUP_ADD] +
+				    st->per_kind[IT_EV_GROUP_REMOVE]),
+	       (unsigned long long)st->per_kind[IT_EV_FAULT],
+	       (unsigned long long)(st->per_kind[IT_EV_QI_SUBMIT] +
+				    st->per_kind[IT_EV_CACHE_TAG_FLUSH]),
+	       (unsigned long long)st->lost);
+	if (st->lost)
+		log_warn("%llu events were lost (ring buffer full); the losses table has them per "
+			 "CPU: use a larger --ring-size", (unsigned long long)st->lost);
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_stop_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+int recorder_run(const struct recorder_opts *o)
+{
+	struct capture cap = {};
+	struct loop_state st = {};
+	struct traced_command cmd = {};
+	struct session_metadata meta = {};
+	struct itdb_session_end end = {};
+	char err[512], command[4096];
+	sqlite3 *db = NULL;
+	int64_t sid = 0;
+	int ret = IT_EXIT_FAILURE, have_cmd = o->command && o->command[0];
+	uint64_t start, deadline = 0;
+
+	db = itdb_open(o->db_path, o->force ? ITDB_CREATE_FORCE : ITDB_CREATE, err, sizeof(err));
+	if (!db) {
+		log_error("%s", err);
+		return IT_EXIT_FAILURE;
+	}
+	install_signals();
+	if (have_cmd && traced_command_fork(&cmd, o->command))
+		goto cleanup;
+	if (open_capture(&cap, o)) {
+		ret = cap.plan.count ? IT_EXIT_BPF : IT_EXIT_PRIVILEGE;
+		goto cleanup;
+	}
+	if (session_metadata_collect(&meta, o->sysfs_root))
+		goto cleanup;
+	start = now_ns(CLOCK_MONOTONIC);
+	if (itdb_session_begin(db, &(struct itdb_session_info){
+			.kind = "record", .capture = cap.name,
+			.command = join_command(o->command, command, sizeof(command)),
+			.start_mono_ns = start, .start_wall_ns = now_ns(CLOCK_REALTIME) }, &sid))
+		goto cleanup;
+	if (session_metadata_store(db, sid, &meta, &cap.plan))
+		goto cleanup;
+	st.writer = event_writer_new(db, sid, &(struct event_writer_opts){
+		.fallback_pgsize_bitmap = meta.pgsize_bitmap,
+		.probe_name = probe_plan_name, .probe_name_ctx = &cap.plan });
+	if (!st.writer)
+		goto cleanup;
+	if (have_cmd && traced_command_start(&cmd, o->command[0])) {
+		end.end_reason = "error";
+		goto finish;
+	}
+	if (o->duration_ns)
+		deadline = start + o->duration_ns;
+	end.end_reason = run_loop(&cap, &st, deadline, have_cmd ? &cmd : NULL);
+finish:
+	if (have_cmd) {
+		traced_command_stop(&cmd, 2000);
+		end.has_exit_status = cmd.exited;
+		end.command_exit_status = traced_command_exit_code(&cmd);
+	}
+	if (!st.failed && drain_capture(&cap, &st))
+		end.end_reason = "error";
+	end.end_mono_ns = now_ns(CLOCK_MONOTONIC);
+	end.events_total = event_writer_count(st.writer);
+	end.events_lost = st.lost;
+	if (event_writer_finish(st.writer) || itdb_session_end(db, sid, &end))
+		goto cleanup;
+	print_summary(&st, o->db_path, (end.end_mono_ns - start) / 1e9, cap.name);
+	if (have_cmd && end.has_exit_status)
+		log_info("command exited with status %d", end.command_exit_status);
+	ret = strcmp(end.end_reason, "error") ? IT_EXIT_OK : IT_EXIT_FAILURE;
+cleanup:
+	if (have_cmd && !cmd.exited)
+		traced_command_stop(&cmd, 2000);
+	event_writer_free(st.writer);
+	close_capture(&cap);
+	session_metadata_free(&meta);
+	if (itdb_close(db))
+		ret = IT_EXIT_FAILURE;
+	return ret;
+}
+
+int recorder_list_probes(const struct recorder_opts *o)
+{
+	struct capture cap;
+	int ret = open_capture(&cap, o);
+
+	probe_plan_print(&cap.plan, stdout);
+	if (!ret && cap.bpf)
+		printf("\ncapture: eBPF; kprobes %s; fentry %s\n",
+		       cap.plan.have_kprobes ? "available" : "absent (no kprobe PMU)",
+		       cap.plan.fentry_works ? "works" : "refused or untried");
+	else if (!ret)
+		printf("\ncapture: tracefs (tracepoints only)\n");
+	close_capture(&cap);
+	return ret ? IT_EXIT_BPF : IT_EXIT_OK;
+}

@@ -1,0 +1,27 @@
+/* `record`: trace until a duration ends, the command exits, or SIGINT/SIGTERM, and leave a
+ * complete database every time. Captures through eBPF, or through tracefs when BPF cannot be used
+ * (no privilege, no BTF, or asked for). */
+#ifndef IOMMUTRACE_RECORDER_H
+#define IOMMUTRACE_RECORDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct recorder_opts {
+	const char *db_path;
+	bool force;			/* replace an existing database */
+	uint64_t duration_ns;		/* 0: until the command exits or a signal */
+	char **command;			/* NULL-terminated argv, or NULL */
+	size_t ringbuf_bytes;		/* 0: default */
+	bool use_tracefs;		/* skip BPF, capture the tracepoints through tracefs */
+	const char *sysfs_root;		/* where the inventory is read ("/" normally) */
+};
+
+/* Records; returns an enum it_exit. */
+int recorder_run(const struct recorder_opts *opts);
+/* Probes the kernel, loads and attaches what the plan chose, prints what attached and why not,
+ * detaches. Returns an enum it_exit. */
+int recorder_list_probes(const struct recorder_opts *opts);
+
+#endif

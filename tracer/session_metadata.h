@@ -1,0 +1,29 @@
+/* What a recording stores about the machine before the first event: the inventory (boot options,
+ * IOMMU units, PCI devices and BARs, IOMMU groups), the probe plan, and the page-size set used to
+ * derive pages for mappings whose domain is unknown. */
+#ifndef IOMMUTRACE_SESSION_METADATA_H
+#define IOMMUTRACE_SESSION_METADATA_H
+
+#include <stdint.h>
+#include <sqlite3.h>
+#include "common/inventory.h"
+#include "probe_plan.h"
+
+struct session_metadata {
+	struct inventory inv;
+	/* page sizes every IOMMU unit supports, 4 KiB only when superpages are turned off
+	 * (intel_iommu=sp_off); 0 when there is no unit to say */
+	uint64_t pgsize_bitmap;
+};
+
+/* Reads the inventory under root. Returns 0, or -1 (logged). */
+int session_metadata_collect(struct session_metadata *m, const char *root);
+/* Stores it with the plan's probes as rows of session sid, in one transaction. */
+int session_metadata_store(sqlite3 *db, int64_t sid, const struct session_metadata *m,
+			   const struct probe_plan *plan);
+void session_metadata_free(struct session_metadata *m);
+
+/* The page-size set the units share (intersection), restricted to 4 KiB by sp_off. */
+uint64_t session_pgsize_bitmap(const struct inventory *inv);
+
+#endif

@@ -19,6 +19,7 @@ const volatile __u32 domain_slot_call[IT_DOMAIN_SLOTS];
 const volatile __u32 map_slot_probe[IT_MAP_SLOTS];
 const volatile __u32 unmap_slot_probe[IT_UNMAP_SLOTS];
 const volatile __u32 range_slot_probe[IT_RANGE_SLOTS];
+const volatile __u32 device_slot_probe[IT_DEVICE_SLOTS];
 const volatile __u32 tp_probe[IT_TP_COUNT];
 
 struct {
@@ -55,6 +56,15 @@ struct {
 	__type(key, __u64);
 	__type(value, __u64);
 } domains_seen SEC(".maps");
+
+/* the device last reported for each domain, so that a domain-device record is sent once per pair
+ * while it stays in this LRU */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u64);
+	__type(value, __u64);
+} domain_devices_seen SEC(".maps");
 
 static __always_inline struct it_event *reserve(__u32 kind, __u32 probe_id)
 {
@@ -241,6 +251,38 @@ static __always_inline int on_cache_tag_flush(__u32 tp, struct cache_tag *tag, _
 	return 0;
 }
 
+/* A DMA API call names its device; the device's group holds the domain the call maps into. This
+ * is how domains attached before the recording started are tied to devices. */
+static __always_inline int on_device_call(struct device *dev, __u32 slot)
+{
+	struct iommu_domain *domain;
+	__u64 dom, devp = (__u64)dev, *seen;
+	struct it_event *e;
+
+	if (!dev || slot >= IT_DEVICE_SLOTS)
+		return 0;
+	domain = BPF_CORE_READ(dev, iommu_group, domain);
+	dom = (__u64)domain;
+	if (!dom)
+		return 0;
+	seen = bpf_map_lookup_elem(&domain_devices_seen, &dom);
+	if (seen && *seen == devp)
+		return 0;
+	bpf_map_update_elem(&domain_devices_seen, &dom, &devp, BPF_ANY);
+	report_domain(dom, device_slot_probe[slot]);
+	e = reserve(IT_EV_DOMAIN_DEVICE, device_slot_probe[slot]);
+	if (!e)
+		return 0;
+	__builtin_memset(&e->device, 0, sizeof(e->device));
+	e->h.flags = IT_F_DOMAIN_FROM_GROUP;
+	e->device.domain = dom;
+	e->device.group_id = BPF_CORE_READ(dev, iommu_group, id);
+	e->device.domain_type = BPF_CORE_READ(domain, type);
+	read_dev_name(e->device.dev_name, dev);
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
 static __always_inline int on_driver(__u32 kind, __u32 probe_id, __u64 domain, __u64 iova,
 				     __u64 paddr, __u64 pgsize, __u64 pgcount, __u64 len)
 {
@@ -330,9 +372,17 @@ TRACEPOINT(cache_tag_flush_range_np,
 	{ return on_driver(IT_EV_DRIVER_MAP_RANGE, range_slot_probe[i],		\
 			   call_domain(IT_CALL_MAP), iova, paddr, 0, 0, len); }
 
+/* DMA API functions taking the device first */
+#define DEVICE_SLOT(i)								\
+	SEC("fentry") int BPF_PROG(fe_device_##i, struct device *dev)		\
+	{ return on_device_call(dev, i); }					\
+	SEC("kprobe") int BPF_KPROBE(kp_device_##i, struct device *dev)		\
+	{ return on_device_call(dev, i); }
+
 DOMAIN_SLOT(0) DOMAIN_SLOT(1) DOMAIN_SLOT(2) DOMAIN_SLOT(3)
 DOMAIN_SLOT(4) DOMAIN_SLOT(5) DOMAIN_SLOT(6) DOMAIN_SLOT(7)
 DOMAIN_SLOT(8) DOMAIN_SLOT(9) DOMAIN_SLOT(10) DOMAIN_SLOT(11)
 MAP_SLOT(0) MAP_SLOT(1) MAP_SLOT(2) MAP_SLOT(3)
 UNMAP_SLOT(0) UNMAP_SLOT(1) UNMAP_SLOT(2) UNMAP_SLOT(3)
 RANGE_SLOT(0) RANGE_SLOT(1) RANGE_SLOT(2)
+DEVICE_SLOT(0) DEVICE_SLOT(1) DEVICE_SLOT(2) DEVICE_SLOT(3) DEVICE_SLOT(4) DEVICE_SLOT(5)

@@ -25,6 +25,7 @@ enum it_event_kind {
 	IT_EV_DOMAIN,		/* first sight of a domain: its type and page-size bitmap */
 	IT_EV_QI_SUBMIT,	/* intel_iommu:qi_submit: one invalidation descriptor */
 	IT_EV_CACHE_TAG_FLUSH,	/* intel_iommu:cache_tag_flush_range(_np) */
+	IT_EV_DOMAIN_DEVICE,	/* a device seen using a domain through the DMA API */
 	IT_EV_KIND_MAX,
 };
 
@@ -111,7 +112,7 @@ struct it_event {
 	union {
 		struct it_map map;
 		struct it_unmap unmap;
-		struct it_device device;
+		struct it_device device;	/* attach, group add/remove, domain-device */
 		struct it_fault fault;
 		struct it_driver driver;
 		struct it_domain domain;

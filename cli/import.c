@@ -65,15 +65,15 @@ static int on_loss(uint32_t cpu, uint64_t lost, const char *reason, void *ctx)
 	return event_writer_add_loss(ic->writer, cpu, "any", lost, reason);
 }
 
-/* Settles auto: trace.dat by its magic, else text. Fails only when FILE cannot be read. */
-static int detect_format(const char *path, enum import_format *format)
+/* Checks that FILE can be read, and as the format asked for, before any database is touched;
+ * settles auto: trace.dat by its magic bytes, else text. */
+static int check_input(const char *path, enum import_format *format)
 {
 	unsigned char head[TRACEDAT_MAGIC_LEN];
+	bool magic;
 	FILE *f;
 	size_t n;
 
-	if (*format != FORMAT_AUTO)
-		return 0;
 	f = fopen(path, "rb");
 	if (!f) {
 		log_error("cannot open %s: %s", path, strerror(errno));
@@ -81,7 +81,14 @@ static int detect_format(const char *path, enum import_format *format)
 	}
 	n = fread(head, 1, sizeof(head), f);
 	fclose(f);
-	*format = tracedat_has_magic(head, n) ? FORMAT_DAT : FORMAT_TEXT;
+	magic = tracedat_has_magic(head, n);
+	if (*format == FORMAT_DAT && !magic) {
+		log_error("%s is not a trace-cmd trace.dat file (its first bytes are not the "
+			  "trace.dat magic); for ftrace text give --format text", path);
+		return -1;
+	}
+	if (*format == FORMAT_AUTO)
+		*format = magic ? FORMAT_DAT : FORMAT_TEXT;
 	return 0;
 }
 
@@ -159,7 +166,7 @@ static int run_import(const char *path, const char *db_path, bool force,
 	int64_t sid;
 	int ret = IT_EXIT_FAILURE;
 
-	if (detect_format(path, &format))
+	if (check_input(path, &format))
 		return IT_EXIT_FAILURE;
 	if (same_file(path, db_path)) {
 		log_error("the output %s is the input file", db_path);
@@ -241,7 +248,8 @@ int cmd_import(int argc, char **argv)
 		}
 	}
 	if (optind != argc - 1) {
-		log_error(optind == argc ? "no input file: give the trace.dat or text file to read" :
+		log_error(optind == argc ?
+			  "no input file: give the trace.dat or text file to read" :
 			  "more than one input file: import reads one file per run");
 		return IT_EXIT_USAGE;
 	}

@@ -119,6 +119,31 @@ static int replace_existing(const char *path, char *err, size_t errlen)
 	return 0;
 }
 
+int itdb_check_create(const char *path, int force, char *err, size_t errlen)
+{
+	char dir[4096];
+	const char *slash = strrchr(path, '/');
+
+	if (!force && file_has_content(path)) {
+		snprintf(err, errlen, "%s exists; use --force to replace it, or choose another -o", path);
+		return -1;
+	}
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if ((size_t)(slash - path) >= sizeof(dir))
+		goto too_long;
+	else
+		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+	if (access(dir, W_OK | X_OK)) {
+		snprintf(err, errlen, "cannot create %s: %s: %s", path, dir, strerror(errno));
+		return -1;
+	}
+	return 0;
+too_long:
+	snprintf(err, errlen, "%s: path too long", path);
+	return -1;
+}
+
 sqlite3 *itdb_open(const char *path, enum itdb_open_mode mode, char *err, size_t errlen)
 {
 	sqlite3 *db = NULL;

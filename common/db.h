@@ -18,6 +18,10 @@ enum itdb_open_mode {
 /* Opens path. On failure returns NULL and writes one line for the user into err (what failed
  * and what to do). */
 sqlite3 *itdb_open(const char *path, enum itdb_open_mode mode, char *err, size_t errlen);
+/* Checks, before any slow work, that itdb_open(path, ITDB_CREATE or, with force,
+ * ITDB_CREATE_FORCE) can succeed: path absent (or force), and its directory writable. Returns 0,
+ * or -1 with one line for the user in err. */
+int itdb_check_create(const char *path, int force, char *err, size_t errlen);
 /* Checkpoints and closes; returns 0 or -1 (with a logged message). NULL is accepted. */
 int itdb_close(sqlite3 *db);
 

@@ -132,7 +132,7 @@ const char it_schema_sql[] =
 "CREATE TABLE IF NOT EXISTS attaches ("
 "  session_id INTEGER NOT NULL REFERENCES sessions,"
 "  ts_ns INTEGER NOT NULL, cpu INTEGER, pid INTEGER, tid INTEGER, comm TEXT,"
-"  event TEXT NOT NULL,"			/* attach | group_add | group_remove | snapshot */
+"  event TEXT NOT NULL,"			/* attach | group_add | group_remove | dma_api */
 "  device TEXT,"
 "  group_id INTEGER,"
 "  domain_ptr INTEGER,"
@@ -181,6 +181,21 @@ const char it_schema_sql[] =
 "  printf('0x%x', start_addr) AS start_hex, printf('0x%x', start_addr + size_bytes) AS end_hex,"
 "  size_bytes, is_64bit, prefetchable FROM bars;"
 
+/* Each IOTLB invalidation with the unmap its thread made last before it: strict-mode unmaps flush
+ * right after iommu:unmap on the same thread; lazy (DMA-FQ) flushes come later from a worker and
+ * stay unattributed. */
+"CREATE VIEW IF NOT EXISTS flushes_view AS SELECT f.*, printf('0x%x', f.addr) AS addr_hex,"
+"  (SELECT u.unmap_id FROM unmaps u WHERE u.session_id = f.session_id AND u.tid = f.tid"
+"   AND u.ts_ns <= f.ts_ns ORDER BY u.ts_ns DESC LIMIT 1) AS after_unmap_id"
+"  FROM flushes f;"
+
+/* Which devices used each domain: attach events and DMA API calls. */
+"CREATE VIEW IF NOT EXISTS domain_devices_view AS SELECT session_id,"
+"  printf('0x%x', domain_ptr) AS domain, domain_ptr, device, group_id,"
+"  group_concat(DISTINCT event) AS seen_by, MIN(ts_ns) AS first_seen_ns"
+"  FROM attaches WHERE domain_ptr IS NOT NULL AND device IS NOT NULL"
+"  GROUP BY session_id, domain_ptr, device;"
+
 /* Page sizes per map: observed where a driver probe saw them, derived otherwise. */
 "CREATE VIEW IF NOT EXISTS map_pages_view AS SELECT m.session_id, m.map_id,"
 "  printf('0x%x', m.iova) AS iova_hex, printf('0x%x', m.paddr) AS paddr_hex, m.size_bytes,"
@@ -191,5 +206,6 @@ const char it_schema_sql[] =
 const char it_schema_index_sql[] =
 "CREATE INDEX IF NOT EXISTS maps_by_session_ts ON maps(session_id, ts_ns);"
 "CREATE INDEX IF NOT EXISTS unmaps_by_session_ts ON unmaps(session_id, ts_ns);"
+"CREATE INDEX IF NOT EXISTS unmaps_by_thread ON unmaps(session_id, tid, ts_ns);"
 "CREATE INDEX IF NOT EXISTS driver_maps_by_map ON driver_maps(map_id);"
 "CREATE INDEX IF NOT EXISTS driver_maps_by_unmap ON driver_maps(unmap_id);";

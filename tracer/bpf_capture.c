@@ -29,7 +29,7 @@ const char *it_event_kind_name(uint32_t kind)
 		[IT_EV_FAULT] = "io_page_fault", [IT_EV_DRIVER_MAP] = "driver_map",
 		[IT_EV_DRIVER_UNMAP] = "driver_unmap", [IT_EV_DRIVER_MAP_RANGE] = "driver_map_range",
 		[IT_EV_DOMAIN] = "domain", [IT_EV_QI_SUBMIT] = "qi_submit",
-		[IT_EV_CACHE_TAG_FLUSH] = "cache_tag_flush",
+		[IT_EV_CACHE_TAG_FLUSH] = "cache_tag_flush", [IT_EV_DOMAIN_DEVICE] = "domain_device",
 	};
 
 	return kind < IT_EV_KIND_MAX && names[kind] ? names[kind] : "unknown";
@@ -52,6 +52,8 @@ static const char *slot_prefix(enum probe_role role)
 		return "map";
 	case ROLE_DRIVER_UNMAP:
 		return "unmap";
+	case ROLE_DEVICE_CALL:
+		return "device";
 	default:
 		return "range";
 	}
@@ -107,6 +109,9 @@ static void set_probe_ids(struct bpf_capture *c)
 			break;
 		case ROLE_DRIVER_MAP_RANGE:
 			ro->range_slot_probe[p->index] = i;
+			break;
+		case ROLE_DEVICE_CALL:
+			ro->device_slot_probe[p->index] = i;
 			break;
 		}
 	}

@@ -404,6 +404,7 @@ static int add_device(struct event_writer *w, const struct it_event *e)
 		[IT_EV_ATTACH] = "attach",
 		[IT_EV_GROUP_ADD] = "group_add",
 		[IT_EV_GROUP_REMOVE] = "group_remove",
+		[IT_EV_DOMAIN_DEVICE] = "dma_api",
 	};
 	sqlite3_stmt *st = w->st[ST_ATTACH];
 
@@ -512,6 +513,7 @@ int event_writer_add(struct event_writer *w, const struct it_event *e)
 	case IT_EV_ATTACH:
 	case IT_EV_GROUP_ADD:
 	case IT_EV_GROUP_REMOVE:
+	case IT_EV_DOMAIN_DEVICE:
 		ret = add_device(w, e);
 		break;
 	case IT_EV_FAULT:

@@ -170,9 +170,10 @@ static bool parse_task(const char *start, const char *bracket, struct header *h)
 	if (l > start && l[-1] == ')') {
 		const char *close = l - 1, *open = close, *in;
 
-		while (open > start && open[-1] != '(')
+		/* "(%7d)": a thread group id is short, which also keeps lines full of ')' linear */
+		while (open > start && open[-1] != '(' && close - open < 16)
 			open--;
-		if (open == start)
+		if (open == start || open[-1] != '(')
 			return false;
 		in = open;
 		open--;

@@ -22,8 +22,8 @@
 enum text_line_kind {
 	TEXT_LINE_EVENT,	/* an IOMMU event: event holds it */
 	TEXT_LINE_OTHER_EVENT,	/* a well-formed event line of another event */
-	TEXT_LINE_LOST,		/* "CPU:N [LOST M EVENTS]" (or trace-cmd's "[M EVENTS DROPPED]") */
-	TEXT_LINE_COMMENT,	/* blank, '#' header, "##### CPU n buffer started ####", "cpus=N" */
+	TEXT_LINE_LOST,		/* "CPU:N [LOST M EVENTS]", trace-cmd's "[M EVENTS DROPPED]" */
+	TEXT_LINE_COMMENT,	/* blank, '#' header, "##### CPU n buffer started", "cpus=N" */
 	TEXT_LINE_MALFORMED,
 };
 

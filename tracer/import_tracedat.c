@@ -49,8 +49,8 @@ static int check_magic(const char *path, char *err, size_t errlen)
 	n = fread(head, 1, sizeof(head), f);
 	fclose(f);
 	if (!tracedat_has_magic(head, n)) {
-		snprintf(err, errlen, "%s is not a trace-cmd trace.dat file (its first bytes are not "
-			 "the trace.dat magic)", path);
+		snprintf(err, errlen, "%s is not a trace-cmd trace.dat file (its first bytes are "
+			 "not the trace.dat magic)", path);
 		return -1;
 	}
 	return 0;
@@ -150,8 +150,8 @@ int import_tracedat(const char *path, const struct ftrace_sink *sink, struct ftr
 	tep_set_loglevel(level);
 	top = tracecmd_open_head(path, TRACECMD_FL_LOAD_NO_PLUGINS);
 	if (!top) {
-		snprintf(err, errlen, "%s: cannot read this trace.dat (truncated or corrupt, or of a "
-			 "file version libtracecmd does not know)", path);
+		snprintf(err, errlen, "%s: cannot read this trace.dat (truncated or corrupt, or of "
+			 "a file version libtracecmd does not know)", path);
 		return -1;
 	}
 	if (tracecmd_init_data(top) < 0) {
@@ -174,7 +174,8 @@ int import_tracedat(const char *path, const struct ftrace_sink *sink, struct ftr
 	for (int i = 0; i < s.nbuffers; i++)
 		handles[i] = s.buffers[i].handle;
 	if (tracecmd_iterate_events_multi(handles, s.nbuffers, on_record, &s) < 0 && !s.failed) {
-		snprintf(err, errlen, "%s: reading its records failed (truncated or corrupt)", path);
+		snprintf(err, errlen, "%s: reading its records failed (truncated or corrupt)",
+			 path);
 		goto cleanup;
 	}
 	if (s.failed) {

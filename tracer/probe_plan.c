@@ -66,6 +66,15 @@ static const struct function_def functions[] = {
 	{ "vtdss_map_range", ROLE_DRIVER_MAP_RANGE, IT_CALL_NONE },
 	{ "x86_64_map_range", ROLE_DRIVER_MAP_RANGE, IT_CALL_NONE },
 	{ "amdv1_map_range", ROLE_DRIVER_MAP_RANGE, IT_CALL_NONE },
+	/* dma-iommu: every mapping of a DMA API user goes through __iommu_dma_map but
+	 * scatterlists, which iommu_dma_map_sg maps itself; the exported entry points stand in
+	 * where the static function is inlined (iommu_dma_map_phys replaced map_page in 6.17) */
+	{ "__iommu_dma_map", ROLE_DEVICE_CALL, IT_CALL_NONE },
+	{ "iommu_dma_map_sg", ROLE_DEVICE_CALL, IT_CALL_NONE },
+	{ "iommu_dma_map_page", ROLE_DEVICE_CALL, IT_CALL_NONE },
+	{ "iommu_dma_map_phys", ROLE_DEVICE_CALL, IT_CALL_NONE },
+	{ "iommu_dma_map_resource", ROLE_DEVICE_CALL, IT_CALL_NONE },
+	{ "iommu_dma_alloc", ROLE_DEVICE_CALL, IT_CALL_NONE },
 };
 
 const char *probe_mech_name(enum probe_mech mech)
@@ -83,7 +92,7 @@ const char *probe_role_name(enum probe_role role)
 	static const char *const names[] = {
 		[ROLE_TRACEPOINT] = "tracepoint", [ROLE_DOMAIN_CALL] = "domain",
 		[ROLE_DRIVER_MAP] = "driver-map", [ROLE_DRIVER_UNMAP] = "driver-unmap",
-		[ROLE_DRIVER_MAP_RANGE] = "driver-map-range",
+		[ROLE_DRIVER_MAP_RANGE] = "driver-map-range", [ROLE_DEVICE_CALL] = "device",
 	};
 
 	return names[role];
@@ -180,6 +189,8 @@ static int slot_count(enum probe_role role)
 		return IT_UNMAP_SLOTS;
 	case ROLE_DRIVER_MAP_RANGE:
 		return IT_RANGE_SLOTS;
+	case ROLE_DEVICE_CALL:
+		return IT_DEVICE_SLOTS;
 	default:
 		return 0;
 	}

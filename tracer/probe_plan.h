@@ -16,6 +16,7 @@ enum probe_role {
 	ROLE_DRIVER_MAP,	/* driver map_pages: the page size and count written */
 	ROLE_DRIVER_UNMAP,	/* driver unmap_pages */
 	ROLE_DRIVER_MAP_RANGE,	/* driver map_range: leaf chosen inside, pages derived */
+	ROLE_DEVICE_CALL,	/* a DMA API function taking the device first: ties domains to devices */
 };
 
 enum probe_mech {

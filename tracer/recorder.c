@@ -49,23 +49,24 @@ static uint64_t now_ns(clockid_t clock)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static int open_tracefs(struct capture *c, const char *why)
+/* Returns IT_EXIT_OK, or fail_code when tracefs cannot be used either. */
+static int open_tracefs(struct capture *c, const char *why, int fail_code)
 {
 	char err[256];
 
 	c->tfs = tracefs_capture_start(err, sizeof(err));
 	if (!c->tfs) {
 		log_error("%s, and tracefs capture failed too: %s", why, err);
-		return -1;
+		return fail_code;
 	}
 	probe_plan_use_tracefs(&c->plan, why);
 	tracefs_capture_mark_plan(c->tfs, &c->plan);
 	c->name = "tracefs";
-	return 0;
+	return IT_EXIT_OK;
 }
 
 /* eBPF when this process and kernel allow it, else tracefs (tracepoints only: no domains and no
- * driver page sizes, which only BPF can see). */
+ * driver page sizes, which only BPF can see). Returns an enum it_exit. */
 static int open_capture(struct capture *c, const struct recorder_opts *o)
 {
 	char why[256], missing[96];
@@ -76,21 +77,21 @@ static int open_capture(struct capture *c, const struct recorder_opts *o)
 	if (o->use_tracefs) {
 		probe_plan_build(&c->plan, &(struct probe_plan_opts){ .no_functions = true },
 				 why, sizeof(why));
-		return open_tracefs(c, "tracefs requested with --tracefs");
+		return open_tracefs(c, "tracefs requested with --tracefs", IT_EXIT_FAILURE);
 	}
 	if (!privilege_can_trace_bpf(missing, sizeof(missing))) {
 		snprintf(why, sizeof(why), "eBPF needs %s, which this process lacks", missing);
 		log_warn("%s: falling back to tracefs (no domains, no driver page sizes)", why);
-		return open_tracefs(c, why);
+		return open_tracefs(c, why, IT_EXIT_PRIVILEGE);
 	}
 	if (probe_plan_build(&c->plan, NULL, why, sizeof(why))) {
 		log_warn("%s: falling back to tracefs (no domains, no driver page sizes)", why);
-		return open_tracefs(c, why);
+		return open_tracefs(c, why, IT_EXIT_BPF);
 	}
 	c->bpf = bpf_capture_load(&c->plan, o->ringbuf_bytes, why, sizeof(why));
 	if (!c->bpf) {
 		log_warn("%s: falling back to tracefs (no domains, no driver page sizes)", why);
-		return open_tracefs(c, why);
+		return open_tracefs(c, why, IT_EXIT_BPF);
 	}
 	attached = bpf_capture_attach(c->bpf);
 	log_debug("%d probes attached", attached);
@@ -98,10 +99,10 @@ static int open_capture(struct capture *c, const struct recorder_opts *o)
 	if (!map || !map->attached) {
 		log_error("iommu:map could not be attached (%s); see 'iommutrace record "
 			  "--list-probes'", map ? map->reason : "not planned");
-		return -1;
+		return IT_EXIT_BPF;
 	}
 	c->name = "bpf";
-	return 0;
+	return IT_EXIT_OK;
 }
 
 static void close_capture(struct capture *c)
@@ -263,16 +264,22 @@ int recorder_run(const struct recorder_opts *o)
 	int ret = IT_EXIT_FAILURE, have_cmd = o->command && o->command[0];
 	uint64_t start, deadline = 0;
 
-	db = itdb_open(o->db_path, o->force ? ITDB_CREATE_FORCE : ITDB_CREATE, err, sizeof(err));
-	if (!db) {
+	/* the output is checked first and created last, so that a capture that cannot start
+	 * leaves an existing file (even with --force) and the directory as they were */
+	if (itdb_check_create(o->db_path, o->force, err, sizeof(err))) {
 		log_error("%s", err);
 		return IT_EXIT_FAILURE;
 	}
 	install_signals();
 	if (have_cmd && traced_command_fork(&cmd, o->command))
 		goto cleanup;
-	if (open_capture(&cap, o)) {
-		ret = cap.plan.count ? IT_EXIT_BPF : IT_EXIT_PRIVILEGE;
+	ret = open_capture(&cap, o);
+	if (ret != IT_EXIT_OK)
+		goto cleanup;
+	ret = IT_EXIT_FAILURE;
+	db = itdb_open(o->db_path, o->force ? ITDB_CREATE_FORCE : ITDB_CREATE, err, sizeof(err));
+	if (!db) {
+		log_error("%s", err);
 		goto cleanup;
 	}
 	if (session_metadata_collect(&meta, o->sysfs_root))
@@ -331,12 +338,12 @@ int recorder_list_probes(const struct recorder_opts *o)
 	int ret = open_capture(&cap, o);
 
 	probe_plan_print(&cap.plan, stdout);
-	if (!ret && cap.bpf)
+	if (ret == IT_EXIT_OK && cap.bpf)
 		printf("\ncapture: eBPF; kprobes %s; fentry %s\n",
 		       cap.plan.have_kprobes ? "available" : "absent (no kprobe PMU)",
 		       cap.plan.fentry_works ? "works" : "refused or untried");
-	else if (!ret)
+	else if (ret == IT_EXIT_OK)
 		printf("\ncapture: tracefs (tracepoints only)\n");
 	close_capture(&cap);
-	return ret ? IT_EXIT_BPF : IT_EXIT_OK;
+	return ret;
 }

@@ -24,7 +24,9 @@
 #define TASK_CACHE 1024
 
 struct cpu_reader {
-	int fd;				/* per_cpu/cpuN/trace_pipe_raw, non-blocking */
+	/* per_cpu/cpuN/trace_pipe_raw, non-blocking; close-on-exec, so that a traced command
+	 * cannot keep the instance busy */
+	int fd;
 	uint32_t cpu;
 	struct kbuffer *kbuf;
 	void *subbuf;
@@ -82,8 +84,8 @@ static void remove_stale_instances(void)
 			continue;
 		inst = tracefs_instance_alloc(NULL, names[i]);
 		if (inst && tracefs_instance_destroy(inst) == 0)
-			log_info("removed tracefs instance %s, left by a process that no longer runs",
-				 names[i]);
+			log_info("removed tracefs instance %s, left by a process that no longer "
+				 "runs", names[i]);
 		else
 			log_debug("tracefs instance %s (stale) could not be removed: %s", names[i],
 				  strerror(errno));
@@ -124,7 +126,8 @@ static int open_readers(struct tracefs_capture *c, char *err, size_t errlen)
 		int fd;
 
 		snprintf(file, sizeof(file), "per_cpu/cpu%ld/trace_pipe_raw", cpu);
-		fd = tracefs_instance_file_open(c->instance, file, O_RDONLY | O_NONBLOCK);
+		fd = tracefs_instance_file_open(c->instance, file,
+						O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 		if (fd < 0) {
 			/* a CPU the tracer does not know (never present) has no directory */
 			if (errno == ENOENT)
@@ -174,8 +177,8 @@ static int enable_events(struct tracefs_capture *c, char *err, size_t errlen)
 		log_debug("tracefs: enabled %s:%s", ev->system, ev->name);
 	}
 	if (!tracefs_capture_has_event(c, "iommu:map")) {
-		snprintf(err, errlen, "this kernel has no iommu:map tracepoint (no events/iommu/map "
-			 "in tracefs)");
+		snprintf(err, errlen, "this kernel has no iommu:map tracepoint (no "
+			 "events/iommu/map in tracefs)");
 		return -1;
 	}
 	return 0;
@@ -251,9 +254,9 @@ void tracefs_capture_stop(struct tracefs_capture *c)
 		tracefs_capture_disable(c);
 		/* the reader files are closed: nothing of ours keeps the instance busy */
 		if (tracefs_instance_destroy(c->instance) < 0)
-			log_warn("could not remove tracefs instance %s: %s; remove it with 'rmdir "
-				 "%s/instances/%s'", c->name, strerror(errno), tracefs_tracing_dir(),
-				 c->name);
+			log_warn("could not remove tracefs instance %s: %s; remove it with "
+				 "'rmdir %s/instances/%s'", c->name, strerror(errno),
+				 tracefs_tracing_dir(), c->name);
 		tracefs_instance_free(c->instance);
 	}
 	tep_events_free(c->events);
@@ -486,6 +489,7 @@ void tracefs_capture_mark_plan(const struct tracefs_capture *c, struct probe_pla
 		p->attached = tracefs_capture_has_event(c, p->target);
 		p->mech = p->attached ? MECH_TRACEFS : MECH_NONE;
 		if (!p->attached)
-			snprintf(p->reason, sizeof(p->reason), "not in this kernel's tracefs events");
+			snprintf(p->reason, sizeof(p->reason),
+				 "not in this kernel's tracefs events");
 	}
 }

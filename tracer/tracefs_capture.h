@@ -3,9 +3,9 @@
  * CLOCK_MONOTONIC, as on the BPF path), the iommu:* events and those intel_iommu:* events this
  * kernel has enabled in it, drained from its per-CPU raw buffers.
  *
- * Records carry tid = common_pid, and pid (thread group) and comm read from /proc/TID when the
- * task still exists at drain time (else pid = tid and comm from ftrace's saved cmdlines, "<...>"
- * when unknown); probe_id 0; domains 0 (ftrace does not see them).
+ * Records carry tid = common_pid, and pid (thread group) and comm read from /proc/TID/status
+ * once per thread, when the thread still exists at drain time (else pid = tid and comm "<...>",
+ * "<idle>" for 0); probe_id 0; domains 0 (ftrace does not see them).
  *
  * The instance is removed by tracefs_capture_stop and on every failure of
  * tracefs_capture_start; an instance left behind by a killed process (whose PID no longer runs)

@@ -172,14 +172,22 @@ static void unmap_joins_driver_unmap(void **state)
 {
 	struct fixture *f = *state;
 	struct it_event d = ev(IT_EV_DRIVER_UNMAP, 9, 10), u = ev(IT_EV_UNMAP, 9, 20);
+	struct it_event flush = ev(IT_EV_QI_SUBMIT, 9, 30), other = ev(IT_EV_QI_SUBMIT, 8, 40);
 
 	d.h.probe_id = 7;
 	d.driver = (struct it_driver){ .domain = 0xd0, .iova = 0x1000, .pgsize = 4096,
 				       .pgcount = 2 };
 	u.unmap = (struct it_unmap){ .iova = 0x1000, .size = 8192, .unmapped_size = 8192 };
+	flush.qi.qw[0] = (1ull << 16) | 2;
+	other.qi.qw[0] = (1ull << 16) | 2;
 	add(f, &d);
 	add(f, &u);
+	add(f, &flush);
+	add(f, &other);
 	assert_int_equal(event_writer_finish(f->w), 0);
+	/* the flush on the unmapping thread follows its unmap; the other thread's does not */
+	assert_string_equal(rows(f->db, "SELECT tid, after_unmap_id FROM flushes_view ORDER BY ts_ns"),
+			    "9|1;8|NULL;");
 	assert_string_equal(rows(f->db, "SELECT unmap_id, iova, size_bytes, unmapped_bytes,"
 				 " domain_source FROM unmaps"), "1|4096|8192|8192|NULL;");
 	assert_string_equal(rows(f->db, "SELECT op, map_id, unmap_id, domain_ptr, paddr,"
@@ -223,9 +231,35 @@ static void devices_faults_flushes_and_losses(void **state)
 				 " mask, pages FROM flushes ORDER BY ts_ns"),
 			    "qi_submit|NULL|5|iotlb|1073741824|9|NULL;"
 			    "cache_tag_flush_range_np|0000:00:04.0|7|NULL|4096|0|1;");
+	assert_string_equal(rows(f->db, "SELECT event, addr_hex, after_unmap_id FROM flushes_view"
+				 " ORDER BY ts_ns"),
+			    "qi_submit|0x40000000|NULL;cache_tag_flush_range_np|0x1000|NULL;");
 	assert_string_equal(rows(f->db, "SELECT cpu, event, lost, reason FROM losses"),
 			    "1|map|17|ringbuf-full;");
 	assert_int_equal(event_writer_count(f->w), 5);
+}
+
+/* Domains used before the recording started are tied to devices by DMA API calls. */
+static void dma_api_ties_domain_to_device(void **state)
+{
+	struct fixture *f = *state;
+	struct it_event d = ev(IT_EV_DOMAIN_DEVICE, 1, 5), a = ev(IT_EV_ATTACH, 2, 9);
+
+	d.device = (struct it_device){ .domain = 0xd0, .group_id = 3, .domain_type = 3 };
+	strcpy(d.device.dev_name, "0000:00:04.0");
+	d.h.flags = IT_F_DOMAIN_FROM_GROUP;
+	a.device = (struct it_device){ .domain = 0xd0, .group_id = 3 };
+	strcpy(a.device.dev_name, "0000:00:04.0");
+	a.h.flags = IT_F_DOMAIN_FROM_CALL;
+	add(f, &d);
+	add(f, &a);
+	assert_int_equal(event_writer_finish(f->w), 0);
+	assert_string_equal(rows(f->db, "SELECT event, device, group_id, domain_source"
+				 " FROM attaches ORDER BY ts_ns"),
+			    "dma_api|0000:00:04.0|3|group;attach|0000:00:04.0|3|call;");
+	assert_string_equal(rows(f->db, "SELECT domain, device, group_id, seen_by, first_seen_ns"
+				 " FROM domain_devices_view"),
+			    "0xd0|0000:00:04.0|3|dma_api,attach|5;");
 }
 
 static void session_end_marks_complete(void **state)
@@ -246,6 +280,7 @@ static void open_refuses_existing_foreign_and_newer_files(void **state)
 {
 	char dir[] = "/tmp/iommutrace-db-XXXXXX", path[128], err[256];
 	sqlite3 *db;
+	FILE *junk;
 
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/x.db", dir);
@@ -270,8 +305,8 @@ static void open_refuses_existing_foreign_and_newer_files(void **state)
 	assert_null(itdb_open(path, ITDB_READ, err, sizeof(err)));
 	assert_non_null(strstr(err, "is not an iommutrace database"));
 	/* a file that is not SQLite at all */
-	FILE *junk = fopen(path, "w");
-
+	junk = fopen(path, "w");
+	assert_non_null(junk);
 	fputs("this is not a database, just text long enough to have a header\n", junk);
 	fclose(junk);
 	assert_null(itdb_open(path, ITDB_APPEND, err, sizeof(err)));
@@ -293,6 +328,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(unmap_joins_driver_unmap, setup, teardown),
 		cmocka_unit_test_setup_teardown(devices_faults_flushes_and_losses, setup, teardown),
+		cmocka_unit_test_setup_teardown(dma_api_ties_domain_to_device, setup, teardown),
 		cmocka_unit_test_setup_teardown(session_end_marks_complete, setup, teardown),
 		cmocka_unit_test(open_refuses_existing_foreign_and_newer_files),
 	};

@@ -1,6 +1,7 @@
 /* The ftrace text importer: every IOMMU event in the kernel's printed forms (6.1 to 7.x, and map
  * and unmap before 5.13), the column variants (flags, TGID, trace-cmd report), comms with spaces,
  * dashes and brackets, malformed lines, and `iommutrace import` of the checked-in fixture. */
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -424,6 +425,18 @@ static char *rows(sqlite3 *db, const char *sql)
 	return out;
 }
 
+/* The database and the WAL files a read-only open leaves next to it. */
+static void remove_db(const char *path)
+{
+	char side[600];
+
+	unlink(path);
+	snprintf(side, sizeof(side), "%s-wal", path);
+	unlink(side);
+	snprintf(side, sizeof(side), "%s-shm", path);
+	unlink(side);
+}
+
 static int run_import(const char *a0, const char *a1, const char *a2, const char *a3,
 		      const char *a4)
 {
@@ -486,7 +499,7 @@ static void cli_imports_fixture(void **state)
 	assert_string_equal(rows(db, "SELECT cpu, event, lost, reason FROM losses"),
 			    "2|any|17|ftrace-lost;");
 	itdb_close(db);
-	unlink(db_path);
+	remove_db(db_path);
 }
 
 static void cli_usage_and_bad_input(void **state)
@@ -515,9 +528,16 @@ static void cli_usage_and_bad_input(void **state)
 	fclose(f);
 	assert_int_equal(run_import(junk, "-o", db_path, NULL, NULL), 1);
 	assert_int_equal(access(db_path, F_OK), -1);
-	/* text forced to be read as trace.dat */
+	/* text forced to be read as trace.dat: refused before the database is touched */
 	assert_int_equal(run_import(FIXTURE, "-o", db_path, "--format", "dat"), 1);
 	assert_int_equal(access(db_path, F_OK), -1);
+	fd = open(db_path, O_CREAT | O_WRONLY, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "keep", 4), 4);
+	close(fd);
+	assert_int_equal(run_import(FIXTURE, "-o", db_path, "--format=dat", "--force"), 1);
+	assert_int_equal(access(db_path, F_OK), 0);
+	unlink(db_path);
 	unlink(junk);
 }
 

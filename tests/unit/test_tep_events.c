@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "bpf/probe_slots.h"
 #include "tracer/tep_events.h"
 
 #define FORMATS "tests/fixtures/tracefs/events"
@@ -360,6 +361,14 @@ static void table_lookup(void **state)
 	assert_int_equal(ev->kind, IT_EV_MAP);
 	assert_null(ftrace_iommu_event_find("intel_iommu", "map", 3));
 	assert_null(ftrace_iommu_event_find(NULL, "ma", 2));
+	/* the table follows enum it_tracepoint */
+	assert_int_equal(ftrace_iommu_event_count, IT_TP_COUNT);
+	assert_string_equal(ftrace_iommu_events[IT_TP_MAP].name, "map");
+	assert_string_equal(ftrace_iommu_events[IT_TP_GROUP_REMOVE].name,
+			    "remove_device_from_group");
+	assert_string_equal(ftrace_iommu_events[IT_TP_FAULT].name, "io_page_fault");
+	assert_string_equal(ftrace_iommu_events[IT_TP_CACHE_TAG_FLUSH_NP].name,
+			    "cache_tag_flush_range_np");
 }
 
 int main(void)

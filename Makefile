@@ -1,7 +1,8 @@
 # iommutrace build. `make` builds build/iommutrace; `make test` runs unit and host tests;
 # `make deps` installs the Debian packages the build, tests and demo need. V=1 for full commands.
 
-BUILD ?= build
+# SAN=1: AddressSanitizer + UBSan, in a build folder of its own
+BUILD ?= $(if $(filter 1,$(SAN)),build-san,build)
 CC ?= cc
 CLANG ?= clang
 BPFTOOL ?= bpftool
@@ -93,11 +94,14 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(BUILD)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(LIB_OBJS) $(LDLIBS) -lcmocka -o $@
 
+TEST_ENV := IOMMUTRACE=$(BUILD)/iommutrace \
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp UBSAN_OPTIONS=halt_on_error=1
+
 unit-test: $(UNIT_BINS)
-	@tests/run-tests unit $(UNIT_BINS)
+	@$(TEST_ENV) tests/run-tests unit $(UNIT_BINS)
 
 host-test: $(BUILD)/iommutrace $(HOST_BINS)
-	@tests/run-tests host $(HOST_BINS) $(wildcard tests/host/test_*.sh)
+	@$(TEST_ENV) tests/run-tests host $(HOST_BINS) $(wildcard tests/host/test_*.sh)
 
 test: deps
 	@$(MAKE) --no-print-directory all unit-test host-test

@@ -35,7 +35,8 @@ struct {
 	__type(value, __u64);
 } drops SEC(".maps");
 
-/* the domain of the IOMMU core call this thread is in (the last one it entered) */
+/* the domain of the IOMMU core call this thread is in (the last one it entered); LRU, so threads
+ * that are gone make room for new ones */
 struct domain_call {
 	__u64 domain;
 	__u32 call;		/* enum it_domain_call */
@@ -43,7 +44,7 @@ struct domain_call {
 };
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 16384);
 	__type(key, __u32);
 	__type(value, struct domain_call);
@@ -109,8 +110,11 @@ static __always_inline void report_domain(__u64 domain, __u32 probe_id)
 		return;
 	bpf_map_update_elem(&domains_seen, &domain, &one, BPF_ANY);
 	e = reserve(IT_EV_DOMAIN, probe_id);
-	if (!e)
+	if (!e) {
+		/* lost: let the next call report it again */
+		bpf_map_delete_elem(&domains_seen, &domain);
 		return;
+	}
 	e->domain.domain = domain;
 	e->domain.pgsize_bitmap = BPF_CORE_READ(d, pgsize_bitmap);
 	e->domain.type = BPF_CORE_READ(d, type);
@@ -271,8 +275,10 @@ static __always_inline int on_device_call(struct device *dev, __u32 slot)
 	bpf_map_update_elem(&domain_devices_seen, &dom, &devp, BPF_ANY);
 	report_domain(dom, device_slot_probe[slot]);
 	e = reserve(IT_EV_DOMAIN_DEVICE, device_slot_probe[slot]);
-	if (!e)
+	if (!e) {
+		bpf_map_delete_elem(&domain_devices_seen, &dom);
 		return 0;
+	}
 	__builtin_memset(&e->device, 0, sizeof(e->device));
 	e->h.flags = IT_F_DOMAIN_FROM_GROUP;
 	e->device.domain = dom;

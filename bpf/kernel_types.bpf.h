@@ -47,7 +47,7 @@ struct device {
 	struct iommu_group *iommu_group;
 };
 
-/* drivers/iommu/intel/cache.c, 6.12 on */
+/* drivers/iommu/intel/cache.c, 6.10 on */
 struct cache_tag {
 	struct device *dev;
 	u16 domain_id;

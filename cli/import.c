@@ -10,7 +10,6 @@
 #include "common/db.h"
 #include "common/exit_codes.h"
 #include "common/log.h"
-#include "tracer/bpf_capture.h"
 #include "tracer/event_writer.h"
 #include "tracer/import_text.h"
 #include "tracer/import_tracedat.h"
@@ -24,6 +23,7 @@ enum import_format {
 
 struct import_ctx {
 	struct event_writer *writer;
+	uint64_t first_ts_ns;
 	uint64_t last_ts_ns;
 };
 
@@ -35,8 +35,9 @@ static void usage(FILE *f)
 "Reads the IOMMU events of a trace-cmd trace.dat, or of ftrace text output (the tracefs\n"
 "'trace' or 'trace_pipe' file, e.g. after booting with trace_event=iommu:*, or `trace-cmd\n"
 "report` output), into a new database as one session (kind 'import'). The events read are\n"
-"iommu:map, unmap, attach_device_to_domain, add/remove_device_to_group, io_page_fault and\n"
-"intel_iommu:qi_submit, cache_tag_flush_range(_np); other events are skipped and counted.\n"
+"iommu:map, unmap, attach_device_to_domain, add_device_to_group, remove_device_from_group,\n"
+"io_page_fault and intel_iommu:qi_submit, cache_tag_flush_range(_np); other events are\n"
+"skipped and counted.\n"
 "ftrace does not see IOMMU domains or driver page sizes: maps get the page sizes the leaf\n"
 "rule derives. Timestamps stay in the file's trace clock.\n"
 "\n"
@@ -55,6 +56,8 @@ static int on_event(const struct it_event *e, void *ctx)
 
 	if (e->h.ts_ns > ic->last_ts_ns)
 		ic->last_ts_ns = e->h.ts_ns;
+	if (!ic->first_ts_ns || e->h.ts_ns < ic->first_ts_ns)
+		ic->first_ts_ns = e->h.ts_ns;
 	return event_writer_add(ic->writer, e);
 }
 
@@ -153,6 +156,8 @@ static void print_summary(const char *path, const char *db_path, enum import_for
 	printf("\n");
 }
 
+/* The import is written to DB_PATH.partial and renamed over DB_PATH once complete, so a failed
+ * import leaves no half-filled database, and --force replaces the old one only on success. */
 static int run_import(const char *path, const char *db_path, bool force,
 		      enum import_format format)
 {
@@ -161,7 +166,7 @@ static int run_import(const char *path, const char *db_path, bool force,
 	struct ftrace_stats st = { 0 };
 	struct tracedat_info info = { 0 };
 	struct itdb_session_end end = { .end_reason = "end-of-input" };
-	char err[512], real[PATH_MAX];
+	char err[512], real[PATH_MAX], partial[PATH_MAX + 16];
 	sqlite3 *db = NULL;
 	int64_t sid;
 	int ret = IT_EXIT_FAILURE;
@@ -172,32 +177,48 @@ static int run_import(const char *path, const char *db_path, bool force,
 		log_error("the output %s is the input file", db_path);
 		return IT_EXIT_USAGE;
 	}
-	db = itdb_open(db_path, force ? ITDB_CREATE_FORCE : ITDB_CREATE, err, sizeof(err));
+	if (itdb_check_create(db_path, force, err, sizeof(err))) {
+		log_error("%s", err);
+		return IT_EXIT_FAILURE;
+	}
+	if ((size_t)snprintf(partial, sizeof(partial), "%s.partial", db_path) >= sizeof(partial)) {
+		log_error("%s: path too long", db_path);
+		return IT_EXIT_FAILURE;
+	}
+	db = itdb_open(partial, ITDB_CREATE_FORCE, err, sizeof(err));
 	if (!db) {
 		log_error("%s", err);
 		return IT_EXIT_FAILURE;
 	}
 	if (itdb_session_begin(db, &(struct itdb_session_info){
-			.kind = "import", .capture = format == FORMAT_DAT ? "trace.dat" :
-			"ftrace-text", .source_path = realpath(path, real) ? real : path }, &sid))
+			.kind = "import", .imported = 1,
+			.derive_pgsize_bitmap = EVENT_WRITER_DEFAULT_PGSIZES,
+			.capture = format == FORMAT_DAT ? "trace.dat" : "ftrace-text",
+			.source_path = realpath(path, real) ? real : path }, &sid))
 		goto cleanup;
 	ic.writer = event_writer_new(db, sid, &(struct event_writer_opts){ 0 });
 	if (!ic.writer || read_input(path, format, &sink, &st, &info))
 		goto cleanup;
+	end.start_mono_ns = ic.first_ts_ns;
 	end.end_mono_ns = ic.last_ts_ns;
+	end.trace_clock = info.clock[0] ? info.clock : NULL;
 	end.events_total = event_writer_count(ic.writer);
 	end.events_lost = st.lost;
 	if (event_writer_finish(ic.writer) || itdb_session_end(db, sid, &end))
 		goto cleanup;
-	print_summary(path, db_path, format, &st, &info);
 	ret = IT_EXIT_OK;
 cleanup:
 	event_writer_free(ic.writer);
 	if (itdb_close(db))
 		ret = IT_EXIT_FAILURE;
-	/* a failed import leaves no half-filled database behind */
-	if (ret != IT_EXIT_OK && unlink(db_path) && errno != ENOENT)
-		log_warn("could not remove %s: %s", db_path, strerror(errno));
+	if (ret == IT_EXIT_OK && rename(partial, db_path)) {
+		log_error("cannot rename %s to %s: %s", partial, db_path, strerror(errno));
+		ret = IT_EXIT_FAILURE;
+	}
+	if (ret != IT_EXIT_OK && unlink(partial) && errno != ENOENT)
+		log_warn("could not remove %s: %s", partial, strerror(errno));
+	if (ret == IT_EXIT_OK)
+		print_summary(path, db_path, format, &st, &info);
 	return ret;
 }
 

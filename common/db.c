@@ -215,6 +215,8 @@ int itdb_close(sqlite3 *db)
 {
 	if (!db)
 		return 0;
+	if (!sqlite3_db_readonly(db, "main"))
+		sqlite3_exec(db, "PRAGMA journal_mode = DELETE", NULL, NULL, NULL);
 	if (sqlite3_close(db) != SQLITE_OK) {
 		log_error("database: close failed: %s", sqlite3_errmsg(db));
 		return -1;
@@ -222,31 +224,15 @@ int itdb_close(sqlite3 *db)
 	return 0;
 }
 
-static char *read_small_file(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-	size_t n;
-
-	if (!f)
-		return NULL;
-	n = fread(buf, 1, len - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-		buf[--n] = '\0';
-	return buf;
-}
-
 int itdb_session_begin(sqlite3 *db, const struct itdb_session_info *info, int64_t *session_id)
 {
 	static const char sql[] =
 		"INSERT INTO sessions(kind, capture, source_path, command, tool_version, hostname,"
-		" kernel_release, kernel_version, boot_cmdline, start_mono_ns, start_wall_ns)"
-		" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+		" kernel_release, kernel_version, boot_cmdline, start_mono_ns, start_wall_ns,"
+		" trace_clock, derive_pgsize_bitmap) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 	sqlite3_stmt *st = NULL;
 	struct utsname uts;
-	char cmdline[4096];
-	int ret = -1, have_uts = uname(&uts) == 0;
+	int ret = -1, local = !info->imported, have_uts = local && uname(&uts) == 0;
 
 	st = itdb_prepare(db, sql);
 	if (!st)
@@ -259,9 +245,14 @@ int itdb_session_begin(sqlite3 *db, const struct itdb_session_info *info, int64_
 	itdb_bind_text(st, 6, have_uts ? uts.nodename : NULL);
 	itdb_bind_text(st, 7, have_uts ? uts.release : NULL);
 	itdb_bind_text(st, 8, have_uts ? uts.version : NULL);
-	itdb_bind_text(st, 9, read_small_file("/proc/cmdline", cmdline, sizeof(cmdline)));
-	sqlite3_bind_int64(st, 10, (sqlite3_int64)info->start_mono_ns);
-	sqlite3_bind_int64(st, 11, (sqlite3_int64)info->start_wall_ns);
+	itdb_bind_text(st, 9, info->boot_cmdline);
+	if (info->start_mono_ns)
+		sqlite3_bind_int64(st, 10, (sqlite3_int64)info->start_mono_ns);
+	if (info->start_wall_ns)
+		sqlite3_bind_int64(st, 11, (sqlite3_int64)info->start_wall_ns);
+	itdb_bind_text(st, 12, info->trace_clock);
+	if (info->derive_pgsize_bitmap)
+		sqlite3_bind_int64(st, 13, (sqlite3_int64)info->derive_pgsize_bitmap);
 	if (itdb_step_done(st, "insert session"))
 		goto cleanup;
 	*session_id = sqlite3_last_insert_rowid(db);
@@ -275,7 +266,9 @@ int itdb_session_end(sqlite3 *db, int64_t session_id, const struct itdb_session_
 {
 	static const char sql[] =
 		"UPDATE sessions SET end_mono_ns = ?, end_reason = ?, command_exit_status = ?,"
-		" events_total = ?, events_lost = ?, complete = 1 WHERE session_id = ?";
+		" events_total = ?, events_lost = ?, complete = 1,"
+		" start_mono_ns = IFNULL(?, start_mono_ns), trace_clock = IFNULL(?, trace_clock)"
+		" WHERE session_id = ?";
 	sqlite3_stmt *st = itdb_prepare(db, sql);
 	int ret = -1;
 
@@ -287,7 +280,10 @@ int itdb_session_end(sqlite3 *db, int64_t session_id, const struct itdb_session_
 		sqlite3_bind_int(st, 3, end->command_exit_status);
 	sqlite3_bind_int64(st, 4, (sqlite3_int64)end->events_total);
 	sqlite3_bind_int64(st, 5, (sqlite3_int64)end->events_lost);
-	sqlite3_bind_int64(st, 6, session_id);
+	if (end->start_mono_ns)
+		sqlite3_bind_int64(st, 6, (sqlite3_int64)end->start_mono_ns);
+	itdb_bind_text(st, 7, end->trace_clock);
+	sqlite3_bind_int64(st, 8, session_id);
 	if (itdb_step_done(st, "mark session complete"))
 		goto cleanup;
 	if (itdb_exec(db, it_schema_index_sql, "create indexes"))

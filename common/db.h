@@ -22,7 +22,8 @@ sqlite3 *itdb_open(const char *path, enum itdb_open_mode mode, char *err, size_t
  * ITDB_CREATE_FORCE) can succeed: path absent (or force), and its directory writable. Returns 0,
  * or -1 with one line for the user in err. */
 int itdb_check_create(const char *path, int force, char *err, size_t errlen);
-/* Checkpoints and closes; returns 0 or -1 (with a logged message). NULL is accepted. */
+/* Closes; a writable database is first switched back to a rollback journal, which checkpoints
+ * the WAL and leaves one self-contained file. Returns 0 or -1 (logged). NULL is accepted. */
 int itdb_close(sqlite3 *db);
 
 /* Runs sql (no parameters); on error logs what failed with context and returns -1. */
@@ -40,15 +41,21 @@ struct itdb_session_info {
 	const char *capture;		/* bpf | tracefs | trace.dat | ftrace-text */
 	const char *source_path;	/* imported file, or NULL */
 	const char *command;		/* traced command line, or NULL */
+	const char *trace_clock;	/* clock of the timestamps: mono, local, global, ... */
+	int imported;			/* from another machine's file: no local host facts */
+	const char *boot_cmdline;	/* the traced machine's, or NULL */
+	uint64_t derive_pgsize_bitmap;	/* page sizes derived pages use when a domain's are unknown */
 	uint64_t start_mono_ns;
 	uint64_t start_wall_ns;
 };
 
-/* Inserts a session (complete=0) with this machine's hostname, kernel release/version and boot
- * command line, commits it, and returns its id in *session_id. */
+/* Inserts a session (complete=0), with this machine's hostname and kernel release/version unless
+ * info->imported, commits it, and returns its id in *session_id. Zero times are stored as NULL. */
 int itdb_session_begin(sqlite3 *db, const struct itdb_session_info *info, int64_t *session_id);
 
 struct itdb_session_end {
+	uint64_t start_mono_ns;		/* replaces the session's when non-zero (imports) */
+	const char *trace_clock;	/* replaces the session's when not NULL (imports) */
 	uint64_t end_mono_ns;
 	const char *end_reason;		/* duration | command-exit | signal | end-of-input | error */
 	int has_exit_status;

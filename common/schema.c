@@ -17,6 +17,7 @@ const char it_schema_sql[] =
 "  kernel_release TEXT,"
 "  kernel_version TEXT,"
 "  boot_cmdline TEXT,"
+"  trace_clock TEXT,"			/* clock of every ts_ns: mono (CLOCK_MONOTONIC), local, ... */
 "  start_mono_ns INTEGER,"
 "  start_wall_ns INTEGER,"		/* CLOCK_REALTIME read next to start_mono_ns */
 "  end_mono_ns INTEGER,"
@@ -25,7 +26,7 @@ const char it_schema_sql[] =
 "  command_exit_status INTEGER,"
 "  events_total INTEGER NOT NULL DEFAULT 0,"
 "  events_lost INTEGER NOT NULL DEFAULT 0,"
-"  derive_pgsize_bitmap INTEGER);"	/* page sizes the leaf rule uses when a domain is unknown */
+"  derive_pgsize_bitmap INTEGER);"	/* page sizes the leaf rule used where a domain's were unknown */
 
 "CREATE TABLE IF NOT EXISTS boot_options ("
 "  session_id INTEGER NOT NULL REFERENCES sessions,"
@@ -121,7 +122,7 @@ const char it_schema_sql[] =
 "  map_id INTEGER,"			/* the iommu:map (or unmap_id for op=unmap) it belongs to */
 "  unmap_id INTEGER,"
 "  ts_ns INTEGER, cpu INTEGER, tid INTEGER,"
-"  function TEXT,"			/* driver function observed; NULL when derived */
+"  function TEXT,"			/* driver function probed; NULL when derived from the map alone */
 "  domain_ptr INTEGER,"
 "  iova INTEGER NOT NULL,"
 "  paddr INTEGER,"
@@ -181,12 +182,13 @@ const char it_schema_sql[] =
 "  printf('0x%x', start_addr) AS start_hex, printf('0x%x', start_addr + size_bytes) AS end_hex,"
 "  size_bytes, is_64bit, prefetchable FROM bars;"
 
-/* Each IOTLB invalidation with the unmap its thread made last before it: strict-mode unmaps flush
- * right after iommu:unmap on the same thread; lazy (DMA-FQ) flushes come later from a worker and
- * stay unattributed. */
+/* Each IOTLB invalidation with the unmap its thread made last, at most 10 ms before it: strict
+ * mode flushes right after iommu:unmap on the same thread; lazy (DMA-FQ) flushes come from a
+ * timer or worker later and mostly stay unattributed (NULL). */
 "CREATE VIEW IF NOT EXISTS flushes_view AS SELECT f.*, printf('0x%x', f.addr) AS addr_hex,"
 "  (SELECT u.unmap_id FROM unmaps u WHERE u.session_id = f.session_id AND u.tid = f.tid"
-"   AND u.ts_ns <= f.ts_ns ORDER BY u.ts_ns DESC LIMIT 1) AS after_unmap_id"
+"   AND u.ts_ns <= f.ts_ns AND u.ts_ns >= f.ts_ns - 10000000"
+"   ORDER BY u.ts_ns DESC LIMIT 1) AS after_unmap_id"
 "  FROM flushes f;"
 
 /* Which devices used each domain: attach events and DMA API calls. */
@@ -194,6 +196,7 @@ const char it_schema_sql[] =
 "  printf('0x%x', domain_ptr) AS domain, domain_ptr, device, group_id,"
 "  group_concat(DISTINCT event) AS seen_by, MIN(ts_ns) AS first_seen_ns"
 "  FROM attaches WHERE domain_ptr IS NOT NULL AND device IS NOT NULL"
+"  AND event != 'group_remove'"
 "  GROUP BY session_id, domain_ptr, device;"
 
 /* Page sizes per map: observed where a driver probe saw them, derived otherwise. */

@@ -21,20 +21,6 @@ struct bpf_capture {
 	void *fn_ctx;
 };
 
-const char *it_event_kind_name(uint32_t kind)
-{
-	static const char *const names[IT_EV_KIND_MAX] = {
-		[IT_EV_MAP] = "map", [IT_EV_UNMAP] = "unmap", [IT_EV_ATTACH] = "attach",
-		[IT_EV_GROUP_ADD] = "group_add", [IT_EV_GROUP_REMOVE] = "group_remove",
-		[IT_EV_FAULT] = "io_page_fault", [IT_EV_DRIVER_MAP] = "driver_map",
-		[IT_EV_DRIVER_UNMAP] = "driver_unmap", [IT_EV_DRIVER_MAP_RANGE] = "driver_map_range",
-		[IT_EV_DOMAIN] = "domain", [IT_EV_QI_SUBMIT] = "qi_submit",
-		[IT_EV_CACHE_TAG_FLUSH] = "cache_tag_flush", [IT_EV_DOMAIN_DEVICE] = "domain_device",
-	};
-
-	return kind < IT_EV_KIND_MAX && names[kind] ? names[kind] : "unknown";
-}
-
 static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	if (level == LIBBPF_DEBUG && log_verbose < 2)

@@ -36,7 +36,4 @@ int bpf_capture_prog_fd(struct bpf_capture *c, const char *prog_name);
 int bpf_capture_map_fd(struct bpf_capture *c, const char *map_name);
 void bpf_capture_close(struct bpf_capture *c);
 
-/* Name of an event kind as the losses table stores it ("map", "unmap", ...). */
-const char *it_event_kind_name(uint32_t kind);
-
 #endif

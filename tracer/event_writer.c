@@ -7,7 +7,6 @@
 #include "event_writer.h"
 
 #define DEFAULT_BATCH 65536
-#define DEFAULT_PGSIZES (LEAF_4K | LEAF_2M | LEAF_1G)
 /* Driver records wait on their thread's iommu:map/unmap; a record that waits behind this many
  * others belonged to a call that failed or whose event was lost, and is stored unjoined. */
 #define MAX_PENDING 4096
@@ -88,7 +87,7 @@ struct event_writer *event_writer_new(sqlite3 *db, int64_t session_id,
 	if (!w->opts.batch_events)
 		w->opts.batch_events = DEFAULT_BATCH;
 	if (!w->opts.fallback_pgsize_bitmap)
-		w->opts.fallback_pgsize_bitmap = DEFAULT_PGSIZES;
+		w->opts.fallback_pgsize_bitmap = EVENT_WRITER_DEFAULT_PGSIZES;
 	for (int i = 0; i < ST_COUNT; i++) {
 		w->st[i] = itdb_prepare(db, stmt_sql[i]);
 		if (!w->st[i])
@@ -119,6 +118,20 @@ void event_writer_free(struct event_writer *w)
 	free(w->pending);
 	free(w->domains);
 	free(w);
+}
+
+const char *it_event_kind_name(uint32_t kind)
+{
+	static const char *const names[IT_EV_KIND_MAX] = {
+		[IT_EV_MAP] = "map", [IT_EV_UNMAP] = "unmap", [IT_EV_ATTACH] = "attach",
+		[IT_EV_GROUP_ADD] = "group_add", [IT_EV_GROUP_REMOVE] = "group_remove",
+		[IT_EV_FAULT] = "io_page_fault", [IT_EV_DRIVER_MAP] = "driver_map",
+		[IT_EV_DRIVER_UNMAP] = "driver_unmap", [IT_EV_DRIVER_MAP_RANGE] = "driver_map_range",
+		[IT_EV_DOMAIN] = "domain", [IT_EV_QI_SUBMIT] = "qi_submit",
+		[IT_EV_CACHE_TAG_FLUSH] = "cache_tag_flush", [IT_EV_DOMAIN_DEVICE] = "domain_device",
+	};
+
+	return kind < IT_EV_KIND_MAX && names[kind] ? names[kind] : "unknown";
 }
 
 uint64_t event_writer_count(const struct event_writer *w)

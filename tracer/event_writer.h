@@ -3,8 +3,9 @@
  *
  * Joins done here, on the fly: a driver map_pages/unmap_pages record precedes, on the same thread,
  * the iommu:map/unmap event of the call it belongs to; it is held until that event arrives and
- * stored with its map_id/unmap_id. At finish, every map with no observed driver pages gets the
- * leaf rule's pages as source='derived' (domain's page-size bitmap when known, else fallback).
+ * stored with its map_id/unmap_id. A map that arrives with no observed driver pages gets the leaf
+ * rule's pages as source='derived', right then (the domain's page-size set when known, else the
+ * fallback set).
  *
  * Not thread-safe: one writer per capture thread. */
 #ifndef IOMMUTRACE_EVENT_WRITER_H
@@ -16,9 +17,13 @@
 
 struct event_writer;
 
+/* Intel VT-d with superpages, the common case, when nothing says otherwise: 4K | 2M | 1G */
+#define EVENT_WRITER_DEFAULT_PGSIZES ((1ull << 12) | (1ull << 21) | (1ull << 30))
+
 struct event_writer_opts {
 	uint32_t batch_events;		/* commit after this many events (0: default 65536) */
-	/* page sizes for derived pages when a map's domain is unknown (0: 4K|2M|1G) */
+	/* page sizes for derived pages when a map's domain is unknown
+	 * (0: EVENT_WRITER_DEFAULT_PGSIZES) */
 	uint64_t fallback_pgsize_bitmap;
 	/* names of probe ids, for driver_maps.function (may be NULL) */
 	const char *(*probe_name)(void *ctx, uint32_t probe_id);
@@ -32,11 +37,15 @@ struct event_writer *event_writer_new(sqlite3 *db, int64_t session_id,
 int event_writer_add(struct event_writer *w, const struct it_event *e);
 /* Commits the open batch (also done every batch_events and by finish). */
 int event_writer_commit(struct event_writer *w);
-/* Stores held driver records, derived pages and lost-event counts; commits. */
+/* Stores a lost-event count (per CPU and event kind) in the open batch. */
 int event_writer_add_loss(struct event_writer *w, uint32_t cpu, const char *event, uint64_t lost,
 			  const char *reason);
+/* Stores the driver records still held (unjoined: their call failed or its event was lost) and
+ * commits. */
 int event_writer_finish(struct event_writer *w);
 uint64_t event_writer_count(const struct event_writer *w);
+/* Name of an event kind as summaries and the losses table use it ("map", "unmap", ...). */
+const char *it_event_kind_name(uint32_t kind);
 void event_writer_free(struct event_writer *w);
 
 #endif

@@ -254,6 +254,7 @@ void probe_plan_use_tracefs(struct probe_plan *plan, const char *why)
 	for (size_t i = 0; i < plan->count; i++) {
 		struct probe *p = &plan->probes[i];
 
+		p->attached = false;
 		if (p->role == ROLE_TRACEPOINT) {
 			if (p->mech != MECH_NONE || !plan->have_btf)
 				p->mech = MECH_TRACEFS;

@@ -97,9 +97,12 @@ static int open_capture(struct capture *c, const struct recorder_opts *o)
 	log_debug("%d probes attached", attached);
 	map = probe_plan_find(&c->plan, "iommu:map");
 	if (!map || !map->attached) {
-		log_error("iommu:map could not be attached (%s); see 'iommutrace record "
-			  "--list-probes'", map ? map->reason : "not planned");
-		return IT_EXIT_BPF;
+		snprintf(why, sizeof(why), "eBPF could not attach iommu:map (%s)",
+			 map ? map->reason : "not planned");
+		log_warn("%s: falling back to tracefs (no domains, no driver page sizes)", why);
+		bpf_capture_close(c->bpf);
+		c->bpf = NULL;
+		return open_tracefs(c, why, IT_EXIT_BPF);
 	}
 	c->name = "bpf";
 	return IT_EXIT_OK;
@@ -236,9 +239,12 @@ static void print_summary(const struct loop_state *st, const char *path, double 
 	       (unsigned long long)(st->per_kind[IT_EV_QI_SUBMIT] +
 				    st->per_kind[IT_EV_CACHE_TAG_FLUSH]),
 	       (unsigned long long)st->lost);
-	if (st->lost)
+	if (st->lost && !strcmp(capture, "bpf"))
 		log_warn("%llu events were lost (ring buffer full); the losses table has them per "
 			 "CPU: use a larger --ring-size", (unsigned long long)st->lost);
+	else if (st->lost)
+		log_warn("%llu events were lost (tracefs buffer overrun); the losses table has them "
+			 "per CPU", (unsigned long long)st->lost);
 }
 
 static void install_signals(void)
@@ -286,7 +292,9 @@ int recorder_run(const struct recorder_opts *o)
 		goto cleanup;
 	start = now_ns(CLOCK_MONOTONIC);
 	if (itdb_session_begin(db, &(struct itdb_session_info){
-			.kind = "record", .capture = cap.name,
+			.kind = "record", .capture = cap.name, .trace_clock = "mono",
+			.boot_cmdline = meta.boot_cmdline[0] ? meta.boot_cmdline : NULL,
+			.derive_pgsize_bitmap = meta.pgsize_bitmap,
 			.command = join_command(o->command, command, sizeof(command)),
 			.start_mono_ns = start, .start_wall_ns = now_ns(CLOCK_REALTIME) }, &sid))
 		goto cleanup;

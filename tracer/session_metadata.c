@@ -3,6 +3,8 @@
 #include "common/db.h"
 #include "common/leaf.h"
 #include "common/log.h"
+#include "common/sysfs_file.h"
+#include "event_writer.h"
 #include "session_metadata.h"
 
 uint64_t session_pgsize_bitmap(const struct inventory *inv)
@@ -25,10 +27,17 @@ uint64_t session_pgsize_bitmap(const struct inventory *inv)
 
 int session_metadata_collect(struct session_metadata *m, const char *root)
 {
+	char path[4096];
+
 	memset(m, 0, sizeof(*m));
 	if (inventory_read(root, &m->inv))
 		return -1;
 	m->pgsize_bitmap = session_pgsize_bitmap(&m->inv);
+	if (!m->pgsize_bitmap)
+		m->pgsize_bitmap = EVENT_WRITER_DEFAULT_PGSIZES;
+	if (sysfs_path(path, sizeof(path), root, "/proc/cmdline") ||
+	    sysfs_read_text(path, m->boot_cmdline, sizeof(m->boot_cmdline)))
+		m->boot_cmdline[0] = '\0';
 	return 0;
 }
 
@@ -59,29 +68,12 @@ static int store_probes(sqlite3 *db, int64_t sid, const struct probe_plan *plan)
 	return ret;
 }
 
-static int store_pgsize_bitmap(sqlite3 *db, int64_t sid, uint64_t bitmap)
-{
-	sqlite3_stmt *st = itdb_prepare(db, "UPDATE sessions SET derive_pgsize_bitmap = ?"
-					    " WHERE session_id = ?");
-	int ret;
-
-	if (!st)
-		return -1;
-	if (bitmap)
-		sqlite3_bind_int64(st, 1, (sqlite3_int64)bitmap);
-	sqlite3_bind_int64(st, 2, sid);
-	ret = itdb_step_done(st, "store page-size set");
-	sqlite3_finalize(st);
-	return ret;
-}
-
 int session_metadata_store(sqlite3 *db, int64_t sid, const struct session_metadata *m,
 			   const struct probe_plan *plan)
 {
 	if (itdb_exec(db, "BEGIN", "store session metadata"))
 		return -1;
-	if (inventory_store(db, sid, &m->inv) || store_probes(db, sid, plan) ||
-	    store_pgsize_bitmap(db, sid, m->pgsize_bitmap)) {
+	if (inventory_store(db, sid, &m->inv) || store_probes(db, sid, plan)) {
 		itdb_exec(db, "ROLLBACK", "store session metadata");
 		return -1;
 	}

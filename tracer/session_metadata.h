@@ -11,14 +11,16 @@
 
 struct session_metadata {
 	struct inventory inv;
-	/* page sizes every IOMMU unit supports, 4 KiB only when superpages are turned off
-	 * (intel_iommu=sp_off); 0 when there is no unit to say */
+	/* page sizes for mappings of unknown domains: those every IOMMU unit supports, 4 KiB only
+	 * when superpages are turned off (intel_iommu=sp_off), EVENT_WRITER_DEFAULT_PGSIZES when
+	 * no unit says */
 	uint64_t pgsize_bitmap;
+	char boot_cmdline[4096];	/* ROOT/proc/cmdline; "" when unreadable */
 };
 
-/* Reads the inventory under root. Returns 0, or -1 (logged). */
+/* Reads the inventory and the boot command line under root. Returns 0, or -1 (logged). */
 int session_metadata_collect(struct session_metadata *m, const char *root);
-/* Stores it with the plan's probes as rows of session sid, in one transaction. */
+/* Stores the inventory and the plan's probes as rows of session sid, in one transaction. */
 int session_metadata_store(sqlite3 *db, int64_t sid, const struct session_metadata *m,
 			   const struct probe_plan *plan);
 void session_metadata_free(struct session_metadata *m);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 #include <cmocka.h>
+#include "tests/sql_rows.h"
 #include <bpf/bpf.h>
 #include "common/db.h"
 #include "common/privilege.h"
@@ -89,27 +90,6 @@ static void drain(struct fixture *f)
 	assert_int_equal(event_writer_finish(f->w), 0);
 }
 
-static char *rows(sqlite3 *db, const char *sql)
-{
-	static char out[4096];
-	sqlite3_stmt *st;
-	size_t used = 0;
-
-	out[0] = '\0';
-	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		for (int c = 0; c < sqlite3_column_count(st); c++) {
-			const unsigned char *t = sqlite3_column_text(st, c);
-
-			used += snprintf(out + used, sizeof(out) - used, "%s%s", c ? "|" : "",
-					 t ? (const char *)t : "NULL");
-		}
-		used += snprintf(out + used, sizeof(out) - used, ";");
-	}
-	sqlite3_finalize(st);
-	return out;
-}
-
 static void map_and_unmap_rows(void **state)
 {
 	struct fixture *f = *state;
@@ -122,15 +102,15 @@ static void map_and_unmap_rows(void **state)
 	drain(f);
 	snprintf(expect, sizeof(expect), "%d|%ld|NULL|NULL|1073741824|309495595008|1073741824;",
 		 getpid(), (long)syscall(SYS_gettid));
-	assert_string_equal(rows(f->db, "SELECT pid, tid, domain_ptr, domain_source, iova, paddr,"
+	assert_string_equal(sql_rows(f->db, "SELECT pid, tid, domain_ptr, domain_source, iova, paddr,"
 				 " size_bytes FROM maps"), expect);
-	assert_string_equal(rows(f->db, "SELECT iova, size_bytes, unmapped_bytes FROM unmaps"),
+	assert_string_equal(sql_rows(f->db, "SELECT iova, size_bytes, unmapped_bytes FROM unmaps"),
 			    "1073741824|1073741824|1073741824;");
 	/* nothing observed the driver here, so the leaf rule's pages are stored as derived */
-	assert_string_equal(rows(f->db, "SELECT pgsize_bytes, pgcount, source FROM driver_maps"),
+	assert_string_equal(sql_rows(f->db, "SELECT pgsize_bytes, pgcount, source FROM driver_maps"),
 			    "2097152|512|derived;");
 	/* the comm is this test binary's, the timestamp CLOCK_MONOTONIC-like (non-zero) */
-	assert_string_equal(rows(f->db, "SELECT comm, ts_ns > 0 FROM maps"),
+	assert_string_equal(sql_rows(f->db, "SELECT comm, ts_ns > 0 FROM maps"),
 			    "host_test_bpf_h|1;");
 }
 
@@ -150,10 +130,10 @@ static void map_takes_domain_of_current_call(void **state)
 	/* an unmap is not attributed to the domain of a map call */
 	fire(f, "raw_unmap", map_args, 3);
 	drain(f);
-	assert_string_equal(rows(f->db, "SELECT domain, domain_source, iova_hex, paddr_hex,"
+	assert_string_equal(sql_rows(f->db, "SELECT domain, domain_source, iova_hex, paddr_hex,"
 				 " size_bytes FROM maps_view"),
 			    "0xffff888123456000|call|0x80000000|0x100000000|4096;");
-	assert_string_equal(rows(f->db, "SELECT domain_ptr, domain_source FROM unmaps"),
+	assert_string_equal(sql_rows(f->db, "SELECT domain_ptr, domain_source FROM unmaps"),
 			    "NULL|NULL;");
 }
 
@@ -174,12 +154,12 @@ static void device_fault_and_flush_rows(void **state)
 	fire(f, "raw_cache_tag_flush_range", flush, 6);
 	fire(f, "raw_cache_tag_flush_range_np", flush, 6);
 	drain(f);
-	assert_string_equal(rows(f->db, "SELECT event, device, group_id, domain_ptr FROM attaches"
+	assert_string_equal(sql_rows(f->db, "SELECT event, device, group_id, domain_ptr FROM attaches"
 				 " ORDER BY ts_ns"),
 			    "attach|NULL|NULL|NULL;group_add|NULL|7|NULL;group_remove|NULL|7|NULL;");
-	assert_string_equal(rows(f->db, "SELECT device, iova, flags FROM faults"),
+	assert_string_equal(sql_rows(f->db, "SELECT device, iova, flags FROM faults"),
 			    "NULL|233492480|2;");
-	assert_string_equal(rows(f->db, "SELECT event, domain_id, descriptor_type, addr, mask,"
+	assert_string_equal(sql_rows(f->db, "SELECT event, domain_id, descriptor_type, addr, mask,"
 				 " start_addr, end_addr, pages FROM flushes ORDER BY ts_ns"),
 			    "qi_submit|5|iotlb|1073741824|9|NULL|NULL|NULL;"
 			    "cache_tag_flush_range|0|NULL|4096|0|4096|8191|1;"

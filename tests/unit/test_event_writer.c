@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "tests/sql_rows.h"
 #include "common/db.h"
 #include "common/leaf.h"
 #include "tracer/event_writer.h"
@@ -69,28 +70,6 @@ static void add(struct fixture *f, const struct it_event *e)
 	assert_int_equal(event_writer_add(f->w, e), 0);
 }
 
-/* Runs sql and returns its rows as "a|b|c;" text. */
-static char *rows(sqlite3 *db, const char *sql)
-{
-	static char out[4096];
-	sqlite3_stmt *st;
-	size_t used = 0;
-
-	out[0] = '\0';
-	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		for (int c = 0; c < sqlite3_column_count(st); c++) {
-			const unsigned char *t = sqlite3_column_text(st, c);
-
-			used += snprintf(out + used, sizeof(out) - used, "%s%s", c ? "|" : "",
-					 t ? (const char *)t : "NULL");
-		}
-		used += snprintf(out + used, sizeof(out) - used, ";");
-	}
-	sqlite3_finalize(st);
-	return out;
-}
-
 static void map_joins_observed_driver_pages(void **state)
 {
 	struct fixture *f = *state;
@@ -111,15 +90,15 @@ static void map_joins_observed_driver_pages(void **state)
 	add(f, &other);
 	add(f, &m);
 	assert_int_equal(event_writer_finish(f->w), 0);
-	assert_string_equal(rows(f->db, "SELECT map_id, ts_ns, cpu, tid, comm, domain_ptr,"
+	assert_string_equal(sql_rows(f->db, "SELECT map_id, ts_ns, cpu, tid, comm, domain_ptr,"
 				 " domain_source, iova, paddr, size_bytes FROM maps"),
 			    "1|200|1|42|fio|-131387344551936|call|1073741824|309495595008|1073741824;");
 	/* tid 43's record is stored unjoined at finish; no derived rows for map 1 */
-	assert_string_equal(rows(f->db, "SELECT op, map_id, tid, function, iova, pgsize_bytes,"
+	assert_string_equal(sql_rows(f->db, "SELECT op, map_id, tid, function, iova, pgsize_bytes,"
 				 " pgcount, source FROM driver_maps ORDER BY tid"),
 			    "map|1|42|intel_iommu_map_pages|1073741824|2097152|512|observed;"
 			    "map|NULL|43|intel_iommu_map_pages|4096|4096|1|observed;");
-	assert_string_equal(rows(f->db, "SELECT domain, iova_hex, paddr_hex FROM maps_view"),
+	assert_string_equal(sql_rows(f->db, "SELECT domain, iova_hex, paddr_hex FROM maps_view"),
 			    "0xffff888100000000|0x40000000|0x480f600000;");
 }
 
@@ -139,14 +118,14 @@ static void map_without_driver_record_gets_derived_pages(void **state)
 	add(f, &m1);
 	add(f, &m2);
 	assert_int_equal(event_writer_finish(f->w), 0);
-	assert_string_equal(rows(f->db, "SELECT map_id, function, iova, paddr, pgsize_bytes,"
+	assert_string_equal(sql_rows(f->db, "SELECT map_id, function, iova, paddr, pgsize_bytes,"
 				 " pgcount, source FROM driver_maps ORDER BY map_id, iova"),
 			    "1|NULL|1073741824|34359738368|2097152|512|derived;"
 			    "2|NULL|1071644672|35431383040|2097152|1|derived;"
 			    "2|NULL|1073741824|35433480192|1073741824|1|derived;");
-	assert_string_equal(rows(f->db, "SELECT domain_ptr, pgsize_bitmap FROM domains"),
+	assert_string_equal(sql_rows(f->db, "SELECT domain_ptr, pgsize_bitmap FROM domains"),
 			    "208|2101248;");
-	assert_string_equal(rows(f->db, "SELECT map_id, pgsize_bytes, pages, source"
+	assert_string_equal(sql_rows(f->db, "SELECT map_id, pgsize_bytes, pages, source"
 				 " FROM map_pages_view ORDER BY map_id, pgsize_bytes"),
 			    "1|2097152|512|derived;2|2097152|1|derived;2|1073741824|1|derived;");
 }
@@ -163,7 +142,7 @@ static void map_range_is_derived_with_its_function(void **state)
 	add(f, &r);
 	add(f, &m);
 	assert_int_equal(event_writer_finish(f->w), 0);
-	assert_string_equal(rows(f->db, "SELECT map_id, function, pgsize_bytes, pgcount, source"
+	assert_string_equal(sql_rows(f->db, "SELECT map_id, function, pgsize_bytes, pgcount, source"
 				 " FROM driver_maps"),
 			    "1|vtdss_map_range|1073741824|1|derived;");
 }
@@ -186,11 +165,11 @@ static void unmap_joins_driver_unmap(void **state)
 	add(f, &other);
 	assert_int_equal(event_writer_finish(f->w), 0);
 	/* the flush on the unmapping thread follows its unmap; the other thread's does not */
-	assert_string_equal(rows(f->db, "SELECT tid, after_unmap_id FROM flushes_view ORDER BY ts_ns"),
+	assert_string_equal(sql_rows(f->db, "SELECT tid, after_unmap_id FROM flushes_view ORDER BY ts_ns"),
 			    "9|1;8|NULL;");
-	assert_string_equal(rows(f->db, "SELECT unmap_id, iova, size_bytes, unmapped_bytes,"
+	assert_string_equal(sql_rows(f->db, "SELECT unmap_id, iova, size_bytes, unmapped_bytes,"
 				 " domain_source FROM unmaps"), "1|4096|8192|8192|NULL;");
-	assert_string_equal(rows(f->db, "SELECT op, map_id, unmap_id, domain_ptr, paddr,"
+	assert_string_equal(sql_rows(f->db, "SELECT op, map_id, unmap_id, domain_ptr, paddr,"
 				 " pgsize_bytes, pgcount FROM driver_maps"),
 			    "unmap|NULL|1|208|NULL|4096|2;");
 }
@@ -222,19 +201,19 @@ static void devices_faults_flushes_and_losses(void **state)
 	add(f, &ct);
 	assert_int_equal(event_writer_add_loss(f->w, 1, "map", 17, "ringbuf-full"), 0);
 	assert_int_equal(event_writer_finish(f->w), 0);
-	assert_string_equal(rows(f->db, "SELECT event, device, group_id, domain_ptr,"
+	assert_string_equal(sql_rows(f->db, "SELECT event, device, group_id, domain_ptr,"
 				 " domain_source, domain_type FROM attaches ORDER BY ts_ns"),
 			    "attach|0000:00:04.0|3|208|group|3;group_add|0000:00:05.0|4|NULL|NULL|NULL;");
-	assert_string_equal(rows(f->db, "SELECT device, iova, flags FROM faults"),
+	assert_string_equal(sql_rows(f->db, "SELECT device, iova, flags FROM faults"),
 			    "0000:00:04.0|233492480|2;");
-	assert_string_equal(rows(f->db, "SELECT event, device, domain_id, descriptor_type, addr,"
+	assert_string_equal(sql_rows(f->db, "SELECT event, device, domain_id, descriptor_type, addr,"
 				 " mask, pages FROM flushes ORDER BY ts_ns"),
 			    "qi_submit|NULL|5|iotlb|1073741824|9|NULL;"
 			    "cache_tag_flush_range_np|0000:00:04.0|7|NULL|4096|0|1;");
-	assert_string_equal(rows(f->db, "SELECT event, addr_hex, after_unmap_id FROM flushes_view"
+	assert_string_equal(sql_rows(f->db, "SELECT event, addr_hex, after_unmap_id FROM flushes_view"
 				 " ORDER BY ts_ns"),
 			    "qi_submit|0x40000000|NULL;cache_tag_flush_range_np|0x1000|NULL;");
-	assert_string_equal(rows(f->db, "SELECT cpu, event, lost, reason FROM losses"),
+	assert_string_equal(sql_rows(f->db, "SELECT cpu, event, lost, reason FROM losses"),
 			    "1|map|17|ringbuf-full;");
 	assert_int_equal(event_writer_count(f->w), 5);
 }
@@ -254,10 +233,10 @@ static void dma_api_ties_domain_to_device(void **state)
 	add(f, &d);
 	add(f, &a);
 	assert_int_equal(event_writer_finish(f->w), 0);
-	assert_string_equal(rows(f->db, "SELECT event, device, group_id, domain_source"
+	assert_string_equal(sql_rows(f->db, "SELECT event, device, group_id, domain_source"
 				 " FROM attaches ORDER BY ts_ns"),
 			    "dma_api|0000:00:04.0|3|group;attach|0000:00:04.0|3|call;");
-	assert_string_equal(rows(f->db, "SELECT domain, device, group_id, seen_by, first_seen_ns"
+	assert_string_equal(sql_rows(f->db, "SELECT domain, device, group_id, seen_by, first_seen_ns"
 				 " FROM domain_devices_view"),
 			    "0xd0|0000:00:04.0|3|dma_api,attach|5;");
 }
@@ -266,13 +245,13 @@ static void session_end_marks_complete(void **state)
 {
 	struct fixture *f = *state;
 
-	assert_string_equal(rows(f->db, "SELECT kind, capture, complete, start_mono_ns"
+	assert_string_equal(sql_rows(f->db, "SELECT kind, capture, complete, start_mono_ns"
 				 " FROM sessions"), "record|bpf|0|1000;");
 	assert_int_equal(itdb_session_end(f->db, f->sid, &(struct itdb_session_end){
 		.end_mono_ns = 5000, .end_reason = "duration", .events_total = 3 }), 0);
-	assert_string_equal(rows(f->db, "SELECT complete, end_reason, end_mono_ns, events_total,"
+	assert_string_equal(sql_rows(f->db, "SELECT complete, end_reason, end_mono_ns, events_total,"
 				 " command_exit_status FROM sessions"), "1|duration|5000|3|NULL;");
-	assert_string_equal(rows(f->db, "SELECT value FROM meta WHERE key = 'schema_version'"),
+	assert_string_equal(sql_rows(f->db, "SELECT value FROM meta WHERE key = 'schema_version'"),
 			    "1;");
 }
 

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "tests/sql_rows.h"
 #include "cli/commands.h"
 #include "common/db.h"
 #include "tracer/import_text.h"
@@ -403,28 +404,6 @@ static void stream_stops_when_sink_refuses(void **state)
 	fclose(f);
 }
 
-/* Rows of a query as "a|b|c;" per row, NULL for SQL NULL. */
-static char *rows(sqlite3 *db, const char *sql)
-{
-	static char out[4096];
-	sqlite3_stmt *st;
-	size_t used = 0;
-
-	out[0] = '\0';
-	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		for (int i = 0; i < sqlite3_column_count(st); i++) {
-			const char *v = (const char *)sqlite3_column_text(st, i);
-
-			used += (size_t)snprintf(out + used, sizeof(out) - used, "%s%s", i ? "|" : "",
-						 v ? v : "NULL");
-		}
-		used += (size_t)snprintf(out + used, sizeof(out) - used, ";");
-	}
-	sqlite3_finalize(st);
-	return out;
-}
-
 /* The database and the WAL files a read-only open leaves next to it. */
 static void remove_db(const char *path)
 {
@@ -468,35 +447,35 @@ static void cli_imports_fixture(void **state)
 	assert_int_equal(run_import(FIXTURE, "-o", db_path, "--force", NULL), 0);
 	db = itdb_open(db_path, ITDB_READ, err, sizeof(err));
 	assert_non_null(db);
-	assert_string_equal(rows(db, "SELECT kind, capture, complete, end_reason, events_total,"
+	assert_string_equal(sql_rows(db, "SELECT kind, capture, complete, end_reason, events_total,"
 				 " events_lost, end_mono_ns FROM sessions"),
 			    "import|ftrace-text|1|end-of-input|13|17|1000000001000;");
-	assert_string_equal(rows(db, "SELECT ts_ns, cpu, pid, tid, comm, domain_ptr,"
+	assert_string_equal(sql_rows(db, "SELECT ts_ns, cpu, pid, tid, comm, domain_ptr,"
 				 " printf('0x%x', iova), printf('0x%x', paddr), size_bytes"
 				 " FROM maps ORDER BY ts_ns"),
 			    "512000001000|1|4242|4242|qemu-system-x86|NULL|0x40000000|0x4800000000|"
 			    "1073741824;"
 			    "512000200000|1|4242|4245|vfio-thread-2|NULL|0x1000|0x5000|4096;"
 			    "1000000000000|0|3333|3333|qemu|NULL|0x100000|0x123456000|8192;");
-	assert_string_equal(rows(db, "SELECT ts_ns, iova, size_bytes, unmapped_bytes FROM unmaps"
+	assert_string_equal(sql_rows(db, "SELECT ts_ns, iova, size_bytes, unmapped_bytes FROM unmaps"
 				 " ORDER BY ts_ns"),
 			    "99000002000|4096|4096|4096;512000100000|4276092928|4096|4096;"
 			    "1000000001000|1048576|8192|8192;");
-	assert_string_equal(rows(db, "SELECT event, device, group_id, comm FROM attaches"
+	assert_string_equal(sql_rows(db, "SELECT event, device, group_id, comm FROM attaches"
 				 " ORDER BY ts_ns"),
 			    "group_add|0000:00:04.0|7|swapper/0;"
 			    "attach|0000:00:04.0|NULL|vfio nvme test;"
 			    "group_remove|0000:00:04.0|7|bash;");
-	assert_string_equal(rows(db, "SELECT device, iova, flags FROM faults"),
+	assert_string_equal(sql_rows(db, "SELECT device, iova, flags FROM faults"),
 			    "0000:00:04.0|3735924736|32;");
-	assert_string_equal(rows(db, "SELECT event, device, domain_id, start_addr, end_addr, addr,"
+	assert_string_equal(sql_rows(db, "SELECT event, device, domain_id, start_addr, end_addr, addr,"
 				 " pages, mask, qw0 FROM flushes ORDER BY ts_ns"),
 			    "qi_submit|NULL|1|NULL|NULL|1073741824|NULL|6|65554;"
 			    "cache_tag_flush_range|0000:00:04.0|1|1073741824|1073807359|1073741824|"
 			    "16|4|NULL;"
 			    "cache_tag_flush_range_np|0000:00:04.0|1|2147483648|2147487743|"
 			    "2147483648|1|0|NULL;");
-	assert_string_equal(rows(db, "SELECT cpu, event, lost, reason FROM losses"),
+	assert_string_equal(sql_rows(db, "SELECT cpu, event, lost, reason FROM losses"),
 			    "2|any|17|ftrace-lost;");
 	itdb_close(db);
 	remove_db(db_path);

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "tests/sql_rows.h"
 #include "cli/commands.h"
 #include "common/db.h"
 #include "tracer/import_text.h"
@@ -408,28 +409,6 @@ static void refuses_other_and_damaged_files(void **state)
 	free(c);
 }
 
-/* Rows of a query as "a|b|c;" per row, NULL for SQL NULL. */
-static char *rows(sqlite3 *db, const char *sql)
-{
-	static char out[4096];
-	sqlite3_stmt *st;
-	size_t used = 0;
-
-	out[0] = '\0';
-	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		for (int i = 0; i < sqlite3_column_count(st); i++) {
-			const char *v = (const char *)sqlite3_column_text(st, i);
-
-			used += (size_t)snprintf(out + used, sizeof(out) - used, "%s%s", i ? "|" : "",
-						 v ? v : "NULL");
-		}
-		used += (size_t)snprintf(out + used, sizeof(out) - used, ";");
-	}
-	sqlite3_finalize(st);
-	return out;
-}
-
 /* `iommutrace import` of the crafted file (format detected by its magic) into a database. */
 static void cli_imports_tracedat(void **state)
 {
@@ -443,26 +422,26 @@ static void cli_imports_tracedat(void **state)
 	assert_int_equal(cmd_import(4, argv), 0);
 	db = itdb_open(db_path, ITDB_READ, err, sizeof(err));
 	assert_non_null(db);
-	assert_string_equal(rows(db, "SELECT kind, capture, source_path LIKE"
+	assert_string_equal(sql_rows(db, "SELECT kind, capture, source_path LIKE"
 				 " '/tmp/iommutrace-test-dat-%/trace.dat', complete, end_reason,"
 				 " events_total, events_lost, end_mono_ns FROM sessions"),
 			    "import|trace.dat|1|1|end-of-input|10|8|1000001000;");
-	assert_string_equal(rows(db, "SELECT ts_ns, cpu, pid, tid, comm, iova, paddr, size_bytes"
+	assert_string_equal(sql_rows(db, "SELECT ts_ns, cpu, pid, tid, comm, iova, paddr, size_bytes"
 				 " FROM maps ORDER BY ts_ns"),
 			    "1000000100|0|4242|4242|qemu-system-x86|1073741824|309495595008|"
 			    "1073741824;"
 			    "1000000250|1|4242|4242|qemu-system-x86|2147483648|20480|4096;");
-	assert_string_equal(rows(db, "SELECT pgsize_bytes, pgcount, source FROM driver_maps"
+	assert_string_equal(sql_rows(db, "SELECT pgsize_bytes, pgcount, source FROM driver_maps"
 				 " ORDER BY map_id, pgsize_bytes"),
 			    "2097152|512|derived;4096|1|derived;");
-	assert_string_equal(rows(db, "SELECT event, device, group_id FROM attaches ORDER BY ts_ns"),
+	assert_string_equal(sql_rows(db, "SELECT event, device, group_id FROM attaches ORDER BY ts_ns"),
 			    "attach|0000:00:04.0|NULL;group_add|0000:00:04.0|7;"
 			    "group_remove|0000:00:04.0|7;");
-	assert_string_equal(rows(db, "SELECT event, device, domain_id, pages FROM flushes"
+	assert_string_equal(sql_rows(db, "SELECT event, device, domain_id, pages FROM flushes"
 				 " ORDER BY ts_ns"),
 			    "qi_submit|NULL|1|NULL;cache_tag_flush_range|0000:00:04.0|1|16;"
 			    "cache_tag_flush_range_np|0000:00:04.0|1|1;");
-	assert_string_equal(rows(db, "SELECT cpu, event, lost, reason FROM losses ORDER BY lost"),
+	assert_string_equal(sql_rows(db, "SELECT cpu, event, lost, reason FROM losses ORDER BY lost"),
 			    "1|any|1|trace.dat-missed-unknown;1|any|7|trace.dat-missed;");
 	itdb_close(db);
 }

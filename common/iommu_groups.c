@@ -1,5 +1,4 @@
 /* Reads /sys/kernel/iommu_groups/N/type. */
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -47,60 +46,48 @@ static int compare_groups(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+struct group_list {
+	struct iommu_group *items;
+	size_t n;
+};
+
+static int add_group(const char *groups_dir, const char *name, void *ctx)
+{
+	struct group_list *list = ctx;
+	struct iommu_group *grown;
+	long id;
+
+	if (!group_name(name, &id)) {
+		log_warn("%s: skipping an entry that is not a group number", groups_dir);
+		return 0;
+	}
+	if (list->n >= SIZE_MAX / sizeof(*grown) - 1)
+		return -1;
+	grown = realloc(list->items, (list->n + 1) * sizeof(*grown));
+	if (!grown)
+		return -1;
+	list->items = grown;
+	grown[list->n].id = (int)id;
+	read_type(groups_dir, &grown[list->n++]);
+	return 0;
+}
+
 int iommu_groups_read(const char *root, struct iommu_group **groups, size_t *n)
 {
-	char dir[PATH_MAX];
-	struct iommu_group *list = NULL;
-	size_t count = 0;
-	struct dirent *de;
-	DIR *d;
-	int ret = -1;
+	struct group_list list = { 0 };
 
 	*groups = NULL;
 	*n = 0;
-	if (sysfs_path(dir, sizeof(dir), root, "/sys/kernel/iommu_groups")) {
-		sysfs_report(root, errno);
-		return 0;
+	if (sysfs_for_each_entry(root, "/sys/kernel/iommu_groups", "IOMMU groups", add_group,
+				 &list)) {
+		free(list.items);
+		return -1;
 	}
-	d = opendir(dir);
-	if (!d) {
-		if (errno == ENOENT)
-			log_debug("%s: missing; no IOMMU groups", dir);
-		else
-			log_warn("%s: %s; no IOMMU groups read", dir, strerror(errno));
-		return 0;
-	}
-	while ((de = readdir(d))) {
-		struct iommu_group *grown;
-		long id;
-
-		if (de->d_name[0] == '.')
-			continue;
-		if (!group_name(de->d_name, &id)) {
-			log_warn("%s: skipping an entry that is not a group number", dir);
-			continue;
-		}
-		if (count >= SIZE_MAX / sizeof(*list) - 1)
-			goto cleanup;
-		grown = realloc(list, (count + 1) * sizeof(*list));
-		if (!grown)
-			goto cleanup;
-		list = grown;
-		list[count].id = (int)id;
-		read_type(dir, &list[count++]);
-	}
-	if (count)
-		qsort(list, count, sizeof(*list), compare_groups);
-	*groups = list;
-	*n = count;
-	list = NULL;
-	ret = 0;
-cleanup:
-	if (ret)
-		log_error("reading IOMMU groups: out of memory");
-	closedir(d);
-	free(list);
-	return ret;
+	if (list.n)
+		qsort(list.items, list.n, sizeof(*list.items), compare_groups);
+	*groups = list.items;
+	*n = list.n;
+	return 0;
 }
 
 const struct iommu_group *iommu_groups_find(const struct iommu_group *groups, size_t n, int id)

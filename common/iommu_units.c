@@ -1,5 +1,4 @@
 /* Reads /sys/class/iommu/UNIT and decodes each unit's capabilities. */
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -204,56 +203,44 @@ static int compare_units(const void *a, const void *b)
 			  ((const struct iommu_unit *)b)->name);
 }
 
+struct unit_list {
+	const char *root;
+	struct iommu_unit *items;
+	size_t n;
+};
+
+static int add_unit(const char *class_dir, const char *name, void *ctx)
+{
+	struct unit_list *list = ctx;
+	struct iommu_unit *grown;
+
+	if (!sysfs_name_ok(name)) {
+		log_warn("%s: skipping an entry with an unexpected name", class_dir);
+		return 0;
+	}
+	if (list->n >= SIZE_MAX / sizeof(*grown) - 1)
+		return -1;
+	grown = realloc(list->items, (list->n + 1) * sizeof(*grown));
+	if (!grown)
+		return -1;
+	list->items = grown;
+	read_unit(list->root, class_dir, name, &grown[list->n++]);
+	return 0;
+}
+
 int iommu_units_read(const char *root, struct iommu_unit **units, size_t *n)
 {
-	char class_dir[PATH_MAX];
-	struct iommu_unit *list = NULL;
-	size_t count = 0;
-	struct dirent *de;
-	DIR *d;
-	int ret = -1;
+	struct unit_list list = { .root = root };
 
 	*units = NULL;
 	*n = 0;
-	if (sysfs_path(class_dir, sizeof(class_dir), root, "/sys/class/iommu")) {
-		sysfs_report(root, errno);
-		return 0;
+	if (sysfs_for_each_entry(root, "/sys/class/iommu", "IOMMU units", add_unit, &list)) {
+		free(list.items);
+		return -1;
 	}
-	d = opendir(class_dir);
-	if (!d) {
-		if (errno == ENOENT)
-			log_debug("%s: missing; no IOMMU units", class_dir);
-		else
-			log_warn("%s: %s; no IOMMU units read", class_dir, strerror(errno));
-		return 0;
-	}
-	while ((de = readdir(d))) {
-		struct iommu_unit *grown;
-
-		if (de->d_name[0] == '.')
-			continue;
-		if (!sysfs_name_ok(de->d_name)) {
-			log_warn("%s: skipping an entry with an unexpected name", class_dir);
-			continue;
-		}
-		if (count >= SIZE_MAX / sizeof(*list) - 1)
-			goto cleanup;
-		grown = realloc(list, (count + 1) * sizeof(*list));
-		if (!grown)
-			goto cleanup;
-		list = grown;
-		read_unit(root, class_dir, de->d_name, &list[count++]);
-	}
-	if (count)
-		qsort(list, count, sizeof(*list), compare_units);
-	*units = list;
-	*n = count;
-	list = NULL;
-	ret = 0;
-cleanup:
-	if (ret)
-		log_error("reading IOMMU units: out of memory");
-	closedir(d);
-	free(list);
-	return ret;
+	if (list.n)
+		qsort(list.items, list.n, sizeof(*list.items), compare_units);
+	*units = list.items;
+	*n = list.n;
+	return 0;
 }

@@ -1,5 +1,4 @@
 /* Reads /sys/bus/pci/devices/BDF: ids, driver, IOMMU group and unit, NUMA node, BARs. */
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -213,58 +212,45 @@ static int compare_devices(const void *a, const void *b)
 	return strcmp(((const struct pci_device *)a)->bdf, ((const struct pci_device *)b)->bdf);
 }
 
+struct device_list {
+	struct pci_device *items;
+	size_t n;
+};
+
+static int add_device(const char *devices_dir, const char *name, void *ctx)
+{
+	struct device_list *list = ctx;
+	struct pci_device *grown;
+	char bdf[13];
+
+	/* only the kernel's spelling, so that two entries never name one device */
+	if (parse_bdf(name, bdf) || strcmp(bdf, name)) {
+		log_warn("%s: skipping an entry that is not a dddd:bb:dd.f address", devices_dir);
+		return 0;
+	}
+	if (list->n >= SIZE_MAX / sizeof(*grown) - 1)
+		return -1;
+	grown = realloc(list->items, (list->n + 1) * sizeof(*grown));
+	if (!grown)
+		return -1;
+	list->items = grown;
+	read_device(devices_dir, bdf, &grown[list->n++]);
+	return 0;
+}
+
 int pci_devices_read(const char *root, struct pci_device **devices, size_t *n)
 {
-	char dir[PATH_MAX];
-	struct pci_device *list = NULL;
-	size_t count = 0;
-	struct dirent *de;
-	DIR *d;
-	int ret = -1;
+	struct device_list list = { 0 };
 
 	*devices = NULL;
 	*n = 0;
-	if (sysfs_path(dir, sizeof(dir), root, "/sys/bus/pci/devices")) {
-		sysfs_report(root, errno);
-		return 0;
+	if (sysfs_for_each_entry(root, "/sys/bus/pci/devices", "PCI devices", add_device, &list)) {
+		free(list.items);
+		return -1;
 	}
-	d = opendir(dir);
-	if (!d) {
-		if (errno == ENOENT)
-			log_debug("%s: missing; no PCI devices", dir);
-		else
-			log_warn("%s: %s; no PCI devices read", dir, strerror(errno));
-		return 0;
-	}
-	while ((de = readdir(d))) {
-		struct pci_device *grown;
-		char bdf[13];
-
-		if (de->d_name[0] == '.')
-			continue;
-		/* only the kernel's spelling, so that two entries never name one device */
-		if (parse_bdf(de->d_name, bdf) || strcmp(bdf, de->d_name)) {
-			log_warn("%s: skipping an entry that is not a dddd:bb:dd.f address", dir);
-			continue;
-		}
-		if (count >= SIZE_MAX / sizeof(*list) - 1)
-			goto cleanup;
-		grown = realloc(list, (count + 1) * sizeof(*list));
-		if (!grown)
-			goto cleanup;
-		list = grown;
-		read_device(dir, bdf, &list[count++]);
-	}
-	if (count)
-		qsort(list, count, sizeof(*list), compare_devices);
-	*devices = list;
-	*n = count;
-	list = NULL;
-	ret = 0;
-cleanup:
-	if (ret)
-		log_error("reading PCI devices: out of memory");
-	closedir(d);
-	free(list);
-	return ret;
+	if (list.n)
+		qsort(list.items, list.n, sizeof(*list.items), compare_devices);
+	*devices = list.items;
+	*n = list.n;
+	return 0;
 }

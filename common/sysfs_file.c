@@ -1,4 +1,6 @@
-/* Bounded, validating reads of sysfs/procfs text files and symlinks under a root directory. */
+/* Bounded, validating reads of sysfs/procfs text files, symlinks and directories under a root
+ * directory. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -246,4 +248,39 @@ void sysfs_report(const char *path, int err)
 		break;
 	}
 	log_warn("%s: %s; left unknown", path, why);
+}
+
+int sysfs_for_each_entry(const char *root, const char *rel, const char *what,
+			 int (*fn)(const char *dir, const char *name, void *ctx), void *ctx)
+{
+	char dir[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+	int ret = 0;
+
+	if (sysfs_path(dir, sizeof(dir), root, "%s", rel)) {
+		sysfs_report(root, errno);
+		return 0;
+	}
+	d = opendir(dir);
+	if (!d) {
+		if (errno == ENOENT)
+			log_debug("%s: missing; no %s", dir, what);
+		else
+			log_warn("%s: %s; no %s read", dir, strerror(errno), what);
+		return 0;
+	}
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (fn(dir, de->d_name, ctx)) {
+			log_error("reading %s: out of memory", what);
+			ret = -1;
+			break;
+		}
+	}
+	closedir(d);
+	if (ret)
+		errno = ENOMEM;
+	return ret;
 }

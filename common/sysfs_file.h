@@ -1,12 +1,13 @@
-/* Reading the small text files and symlinks of sysfs and procfs under a chosen root directory
- * ("/" on the live system, a fixture tree in tests), defensively: every read is bounded, every
- * value is checked, nothing is trusted to be well formed.
+/* Reading the small text files, symlinks and directories of sysfs and procfs under a chosen root
+ * directory ("/" on the live system, a fixture tree in tests), defensively: every read is
+ * bounded, every value is checked, nothing is trusted to be well formed.
  *
  * Functions return 0 on success and -1 with errno set on failure: ENOENT when the file or link
  * is missing, EFBIG when a file is larger than the caller's buffer, EINVAL when its content is
  * malformed, ENAMETOOLONG when a path does not fit, or the errno of the failed system call.
  * They log nothing; the caller knows whether a missing or malformed file matters, and says so
- * with sysfs_report(). */
+ * with sysfs_report(). sysfs_for_each_entry() is the exception: it lists a whole inventory
+ * directory and reports on it itself. */
 #ifndef IOMMUTRACE_SYSFS_FILE_H
 #define IOMMUTRACE_SYSFS_FILE_H
 
@@ -48,6 +49,16 @@ int sysfs_parse_long(const char *s, long min, long max, long *out);
 /* True for a non-empty name of at most SYSFS_NAME_MAX printable ASCII characters without '/'
  * that is not "." or "..": what a kernel object, driver or domain type name looks like. */
 bool sysfs_name_ok(const char *s);
+
+/* Calls fn for each entry of the directory ROOT/rel (rel as for sysfs_path, without format
+ * directives) whose name does not start with '.', in readdir order; dir is the directory's path,
+ * for building entry paths and for messages. fn validates the name itself. It returns 0 to go
+ * on, or -1 when out of memory, which stops the walk. A directory that cannot be opened holds
+ * nothing: a debug line "no <what>" when it is missing, otherwise a warning. Returns 0, or -1
+ * with errno ENOMEM when fn ran out of memory (logged as "reading <what>: out of memory"). what
+ * is a plural such as "PCI devices". */
+int sysfs_for_each_entry(const char *root, const char *rel, const char *what,
+			 int (*fn)(const char *dir, const char *name, void *ctx), void *ctx);
 
 /* Logs why path could not be used, for a value then left unknown: a debug line when it is
  * missing (err ENOENT: an optional file), a warning otherwise ("malformed", "too large", ...). */

@@ -29,11 +29,12 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: all deps test unit-test host-test demo clean install
+.PHONY: all deps test unit-test host-test vmtest demo clean
 
-# Debian packages: build, tests, demo.
+# Debian packages: build and tests; the testbed (tests/vm) adds QEMU and the initramfs tools.
 DEPS := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libsqlite3-dev sqlite3 \
-	libtraceevent-dev libtracefs-dev libtracecmd-dev libcmocka-dev pkg-config trace-cmd
+	libtraceevent-dev libtracefs-dev libtracecmd-dev libcmocka-dev pkg-config trace-cmd \
+	qemu-system-x86 busybox-static cpio xz-utils kmod
 
 all: $(BUILD)/iommutrace
 
@@ -103,12 +104,16 @@ unit-test: $(UNIT_BINS)
 host-test: $(BUILD)/iommutrace $(HOST_BINS)
 	@$(TEST_ENV) tests/run-tests host $(HOST_BINS) $(wildcard tests/host/test_*.sh)
 
+# The testbed: the tracer against the real VT-d and AMD-Vi drivers of a QEMU guest.
+vmtest: $(BUILD)/iommutrace
+	@$(TEST_ENV) BUILD=$(BUILD) tests/run-tests vm tests/vm/smoke-intel tests/vm/smoke-amd
+
 test: deps
-	@$(MAKE) --no-print-directory all unit-test host-test
+	@$(MAKE) --no-print-directory all unit-test host-test vmtest
 
 demo: deps
 	@$(MAKE) --no-print-directory $(BUILD)/iommutrace
-	@tests/demo-local $(BUILD)
+	@tests/demo $(BUILD)
 
 clean:
 	rm -rf $(BUILD)

@@ -35,20 +35,16 @@ struct {
 	__type(value, __u64);
 } drops SEC(".maps");
 
-/* the domain of the IOMMU core call this thread is in (the last one it entered); LRU, so threads
- * that are gone make room for new ones */
-struct domain_call {
-	__u64 domain;
-	__u32 call;		/* enum it_domain_call */
-	__u32 pad;
-};
-
+/* The domain of the IOMMU core call of each kind (map, unmap, attach) this thread entered last,
+ * keyed by domain_call_key(). Kinds are kept apart because an interrupt that completes I/O runs on
+ * the interrupted thread: its DMA unmap must not take the place of the thread's map in progress.
+ * LRU, so threads that are gone make room for new ones. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 16384);
-	__type(key, __u32);
-	__type(value, struct domain_call);
-} domain_by_tid SEC(".maps");
+	__type(key, __u64);
+	__type(value, __u64);
+} domain_by_call SEC(".maps");
 
 /* domains already reported with an IT_EV_DOMAIN record */
 struct {
@@ -91,13 +87,18 @@ static __always_inline struct it_event *reserve(__u32 kind, __u32 probe_id)
 	return e;
 }
 
+static __always_inline __u64 domain_call_key(__u32 call)
+{
+	return (__u64)call << 32 | (__u32)bpf_get_current_pid_tgid();
+}
+
 /* The domain of the thread's current IOMMU core call of the given kind, or 0. */
 static __always_inline __u64 call_domain(__u32 call)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct domain_call *c = bpf_map_lookup_elem(&domain_by_tid, &tid);
+	__u64 key = domain_call_key(call);
+	__u64 *domain = bpf_map_lookup_elem(&domain_by_call, &key);
 
-	return c && c->call == call ? c->domain : 0;
+	return domain ? *domain : 0;
 }
 
 static __always_inline void report_domain(__u64 domain, __u32 probe_id)
@@ -124,14 +125,12 @@ static __always_inline void report_domain(__u64 domain, __u32 probe_id)
 
 static __always_inline int on_domain_call(__u64 domain, __u32 slot)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct domain_call c = {};
+	__u64 key;
 
 	if (slot >= IT_DOMAIN_SLOTS)
 		return 0;
-	c.domain = domain;
-	c.call = domain_slot_call[slot];
-	bpf_map_update_elem(&domain_by_tid, &tid, &c, BPF_ANY);
+	key = domain_call_key(domain_slot_call[slot]);
+	bpf_map_update_elem(&domain_by_call, &key, &domain, BPF_ANY);
 	if (domain)
 		report_domain(domain, domain_slot_probe[slot]);
 	return 0;

@@ -3,6 +3,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "log.h"
 #include "parse.h"
 #include "pci_inventory.h"
@@ -184,6 +185,21 @@ static void read_bars(const char *dev_dir, struct pci_device *dev)
 	pci_parse_resources(text, path, dev);
 }
 
+/* The unit translating for the device. On the AMD IOMMU's own PCI function, 'iommu' is not that
+ * link but a directory holding the unit it implements (iommu/ivhd0): no translating unit. */
+static void read_iommu_unit(const char *dev_dir, struct pci_device *dev)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (sysfs_path(path, sizeof(path), dev_dir, "/iommu") == 0 && lstat(path, &st) == 0 &&
+	    S_ISDIR(st.st_mode)) {
+		log_debug("%s: a directory: this device is an IOMMU unit itself", path);
+		return;
+	}
+	read_link(dev_dir, "iommu", dev->iommu, sizeof(dev->iommu));
+}
+
 static void read_device(const char *devices_dir, const char *bdf, struct pci_device *dev)
 {
 	char dir[PATH_MAX];
@@ -201,7 +217,7 @@ static void read_device(const char *devices_dir, const char *bdf, struct pci_dev
 	dev->class_code = read_id(dir, "class", 0xffffff);
 	read_link(dir, "driver", dev->driver, sizeof(dev->driver));
 	dev->iommu_group = read_group(dir);
-	read_link(dir, "iommu", dev->iommu, sizeof(dev->iommu));
+	read_iommu_unit(dir, dev);
 	dev->numa_node = read_numa_node(dir);
 	read_bars(dir, dev);
 }

@@ -8,8 +8,10 @@
 
 #define DEFAULT_BATCH 65536
 /* Driver records wait on their thread's iommu:map/unmap; a record that waits behind this many
- * others belonged to a call that failed or whose event was lost, and is stored unjoined. */
+ * others, or longer than MAX_PENDING_NS, belonged to a call that failed or whose event was lost,
+ * and is stored unjoined. */
 #define MAX_PENDING 4096
+#define MAX_PENDING_NS 1000000000ull
 #define MAX_RUNS 64
 
 enum stmt_id {
@@ -329,26 +331,27 @@ static void drop_pending(struct event_writer *w, size_t i)
 	w->npending--;
 }
 
-/* Stores the pending driver records of tid that fall in [iova, iova+size) with owner_id, and the
- * thread's older ones unjoined. Returns how many were joined, or -1. */
-static long join_pending(struct event_writer *w, uint32_t tid, int unmap, uint64_t iova,
-			 uint64_t size, int64_t owner_id, uint64_t domain)
+/* Stores the pending driver records of tid and of the same operation that fall in
+ * [iova, iova+size) with owner_id, and those that waited too long, before ts_ns, unjoined. Others
+ * stay: an interrupt runs on the thread it interrupts, so a thread's records of one call can be
+ * interleaved with another call's. Returns how many were joined, or -1. */
+static long join_pending(struct event_writer *w, const struct it_event_header *h, int unmap,
+			 uint64_t iova, uint64_t size, int64_t owner_id, uint64_t domain)
 {
 	long joined = 0;
 	size_t i = 0;
 
 	while (i < w->npending) {
 		struct it_event *p = &w->pending[i];
-		int is_unmap = p->h.kind == IT_EV_DRIVER_UNMAP;
-		int inside;
+		int stale = p->h.ts_ns + MAX_PENDING_NS < h->ts_ns;
+		int inside = p->h.tid == h->tid && (p->h.kind == IT_EV_DRIVER_UNMAP) == unmap &&
+			     p->driver.iova >= iova && p->driver.iova - iova < size;
 
-		if (p->h.tid != tid) {
+		if (!inside && !stale) {
 			i++;
 			continue;
 		}
-		inside = is_unmap == unmap && p->driver.iova >= iova &&
-			 p->driver.iova - iova < size;
-		if (store_pending(w, p, inside ? owner_id : 0, domain))
+		if (store_pending(w, p, inside ? owner_id : 0, inside ? domain : 0))
 			return -1;
 		joined += inside;
 		drop_pending(w, i);
@@ -383,7 +386,7 @@ static int add_map(struct event_writer *w, const struct it_event *e)
 	bind_u64(st, 12, e->map.size);
 	if (itdb_step_done(st, "insert map"))
 		return -1;
-	joined = join_pending(w, e->h.tid, 0, e->map.iova, e->map.size, id, e->map.domain);
+	joined = join_pending(w, &e->h, 0, e->map.iova, e->map.size, id, e->map.domain);
 	if (joined < 0)
 		return -1;
 	if (joined)
@@ -407,7 +410,7 @@ static int add_unmap(struct event_writer *w, const struct it_event *e)
 	bind_u64(st, 12, e->unmap.unmapped_size);
 	if (itdb_step_done(st, "insert unmap"))
 		return -1;
-	return join_pending(w, e->h.tid, 1, e->unmap.iova, e->unmap.size, id,
+	return join_pending(w, &e->h, 1, e->unmap.iova, e->unmap.size, id,
 			    e->unmap.domain) < 0 ? -1 : 0;
 }
 

@@ -105,6 +105,16 @@ const char *probe_plan_name(void *ctx, uint32_t probe_id)
 	return plan && probe_id < plan->count ? plan->probes[probe_id].target : NULL;
 }
 
+/* strerror() for the errnos a BPF syscall returns, including the kernel-internal ENOTSUPP (524),
+ * which libc does not name. */
+static const char *bpf_strerror(int err)
+{
+	if (err == 524)
+		return "not supported by this kernel (ENOTSUPP; x86 trampolines before 6.6 take at "
+		       "most 6 arguments)";
+	return strerror(err);
+}
+
 /* Loads "return 0" as a tracing program of the given attach type against btf_id and attaches it:
  * the one reliable way to know whether fentry or tp_btf works on this target. Returns 0 or a
  * negative errno, with what failed in why. */
@@ -121,13 +131,13 @@ static int try_tracing_attach(__u32 btf_id, enum bpf_attach_type type, char *why
 	prog_fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, NULL, "GPL", insns, 2, &opts);
 	if (prog_fd < 0) {
 		err = -errno;
-		snprintf(why, len, "load refused: %s", strerror(errno));
+		snprintf(why, len, "load refused: %s", bpf_strerror(errno));
 		return err;
 	}
 	link_fd = bpf_raw_tracepoint_open(NULL, prog_fd);
 	if (link_fd < 0) {
 		err = -errno;
-		snprintf(why, len, "attach refused: %s", strerror(errno));
+		snprintf(why, len, "attach refused: %s", bpf_strerror(errno));
 	} else {
 		close(link_fd);
 	}
@@ -149,7 +159,7 @@ static void plan_tracepoints(struct probe_plan *plan, const struct btf *btf,
 		struct probe p = { .role = ROLE_TRACEPOINT, .target = t->target,
 				   .tp_name = t->name, .index = t->index,
 				   .optional = t->optional };
-		char typedef_name[96], why[128];
+		char typedef_name[96], why[160];
 		int id;
 
 		snprintf(typedef_name, sizeof(typedef_name), "btf_trace_%s", t->name);
@@ -202,7 +212,7 @@ static void plan_functions(struct probe_plan *plan, const struct btf *btf)
 		const struct function_def *f = &functions[i];
 		struct probe p = { .role = f->role, .target = f->name, .call = f->call,
 				   .optional = true };
-		char why[128] = "";
+		char why[160] = "";
 		int id = btf__find_by_name_kind(btf, f->name, BTF_KIND_FUNC);
 		int slot = next_slot(plan, f->role);
 

@@ -37,7 +37,7 @@ struct probe {
 	bool optional;			/* absence is normal on some kernels/vendors */
 	enum probe_mech mech;		/* chosen mechanism; MECH_NONE when unavailable */
 	bool attached;
-	char reason[160];		/* why not attached, or a note on the choice */
+	char reason[224];		/* why not attached, or a note on the choice */
 };
 
 #define PROBE_PLAN_MAX 48

@@ -69,7 +69,7 @@ static int open_tracefs(struct capture *c, const char *why, int fail_code)
  * driver page sizes, which only BPF can see). Returns an enum it_exit. */
 static int open_capture(struct capture *c, const struct recorder_opts *o)
 {
-	char why[256], missing[96];
+	char why[320], missing[96];
 	const struct probe *map;
 	int attached;
 

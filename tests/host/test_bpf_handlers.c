@@ -15,6 +15,7 @@
 #include <bpf/bpf.h>
 #include "common/db.h"
 #include "common/privilege.h"
+#include "bpf/probe_slots.h"
 #include "tracer/bpf_capture.h"
 #include "tracer/event_writer.h"
 #include "tracer/probe_plan.h"
@@ -115,26 +116,34 @@ static void map_and_unmap_rows(void **state)
 }
 
 /* The domain of the thread's current iommu_map call (set by the fentry/kprobe slot programs,
- * seeded here) is attached to the map record. */
-static void map_takes_domain_of_current_call(void **state)
+ * seeded here) is attached to the map record, and the unmap call's domain to the unmap record:
+ * kept apart, as an interrupt's unmap may come between a thread's map call and its event. */
+static void records_take_domain_of_current_call(void **state)
 {
 	struct fixture *f = *state;
 	const uint64_t map_args[] = { 0x80000000, 0x100000000ull, 4096 };
-	struct { uint64_t domain; uint32_t call, pad; } call = { 0xffff888123456000ull, 1, 0 };
-	uint32_t tid = (uint32_t)syscall(SYS_gettid);
-	int fd = bpf_capture_map_fd(f->cap, "domain_by_tid");
+	const uint64_t map_domain = 0xffff888123456000ull, unmap_domain = 0xffff888100000a00ull;
+	uint64_t tid = (uint32_t)syscall(SYS_gettid);
+	uint64_t map_key = (uint64_t)IT_CALL_MAP << 32 | tid;
+	uint64_t unmap_key = (uint64_t)IT_CALL_UNMAP << 32 | tid;
+	int fd = bpf_capture_map_fd(f->cap, "domain_by_call");
 
 	assert_true(fd >= 0);
-	assert_int_equal(bpf_map_update_elem(fd, &tid, &call, BPF_ANY), 0);
+	assert_int_equal(bpf_map_update_elem(fd, &map_key, &map_domain, BPF_ANY), 0);
 	fire(f, "raw_map", map_args, 3);
-	/* an unmap is not attributed to the domain of a map call */
+	/* no attach call: an attach event takes no call's domain */
+	fire(f, "raw_attach_device_to_domain", (const uint64_t[]){ 0 }, 1);
+	assert_int_equal(bpf_map_update_elem(fd, &unmap_key, &unmap_domain, BPF_ANY), 0);
 	fire(f, "raw_unmap", map_args, 3);
+	fire(f, "raw_map", map_args, 3);
 	drain(f);
 	assert_string_equal(sql_rows(f->db, "SELECT domain, domain_source, iova_hex, paddr_hex,"
-				 " size_bytes FROM maps_view"),
+				     " size_bytes FROM maps_view"),
+			    "0xffff888123456000|call|0x80000000|0x100000000|4096;"
 			    "0xffff888123456000|call|0x80000000|0x100000000|4096;");
-	assert_string_equal(sql_rows(f->db, "SELECT domain_ptr, domain_source FROM unmaps"),
-			    "NULL|NULL;");
+	assert_string_equal(sql_rows(f->db, "SELECT domain, domain_source FROM unmaps_view"),
+			    "0xffff888100000a00|call;");
+	assert_string_equal(sql_rows(f->db, "SELECT domain_ptr FROM attaches"), "NULL;");
 }
 
 static void device_fault_and_flush_rows(void **state)
@@ -195,7 +204,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(map_and_unmap_rows, setup, teardown),
-		cmocka_unit_test_setup_teardown(map_takes_domain_of_current_call, setup, teardown),
+		cmocka_unit_test_setup_teardown(records_take_domain_of_current_call, setup, teardown),
 		cmocka_unit_test_setup_teardown(device_fault_and_flush_rows, setup, teardown),
 		cmocka_unit_test_teardown(full_ring_buffer_counts_every_loss, teardown),
 	};

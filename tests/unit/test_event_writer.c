@@ -102,6 +102,36 @@ static void map_joins_observed_driver_pages(void **state)
 			    "0xffff888100000000|0x40000000|0x480f600000;");
 }
 
+/* An interrupt's unmap on the same thread between a map's driver record and its event leaves the
+ * map's record waiting; a record that waited more than a second is stored unjoined. */
+static void interleaved_calls_join_their_own_records(void **state)
+{
+	struct fixture *f = *state;
+	struct it_event dm = ev(IT_EV_DRIVER_MAP, 42, 100), du = ev(IT_EV_DRIVER_UNMAP, 42, 110);
+	struct it_event u = ev(IT_EV_UNMAP, 42, 120), m = ev(IT_EV_MAP, 42, 130);
+	struct it_event old = ev(IT_EV_DRIVER_MAP, 7, 140), late = ev(IT_EV_MAP, 8, 1000000141);
+
+	dm.driver = (struct it_driver){ .iova = 0xffe80000, .paddr = 0x3f62000, .pgsize = 4096,
+					.pgcount = 128 };
+	du.driver = (struct it_driver){ .iova = 0xfff00000, .pgsize = 4096, .pgcount = 1 };
+	u.unmap = (struct it_unmap){ .iova = 0xfff00000, .size = 4096, .unmapped_size = 4096 };
+	m.map = (struct it_map){ .iova = 0xffe80000, .paddr = 0x3f62000, .size = 524288 };
+	old.driver = (struct it_driver){ .iova = 0x5000, .paddr = 0x6000, .pgsize = 4096,
+					 .pgcount = 1 };
+	late.map = (struct it_map){ .iova = 0x9000, .paddr = 0xa000, .size = 4096 };
+	add(f, &dm);
+	add(f, &du);
+	add(f, &u);
+	add(f, &m);
+	add(f, &old);
+	add(f, &late);
+	assert_string_equal(sql_rows(f->db, "SELECT op, map_id, unmap_id, tid, pgcount, source"
+				     " FROM driver_maps ORDER BY rowid"),
+			    "unmap|NULL|1|42|1|observed;map|1|NULL|42|128|observed;"
+			    "map|NULL|NULL|7|1|observed;map|2|NULL|8|1|derived;");
+	assert_int_equal(event_writer_finish(f->w), 0);
+}
+
 static void map_without_driver_record_gets_derived_pages(void **state)
 {
 	struct fixture *f = *state;
@@ -301,6 +331,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(map_joins_observed_driver_pages, setup, teardown),
+		cmocka_unit_test_setup_teardown(interleaved_calls_join_their_own_records, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(map_without_driver_record_gets_derived_pages,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(map_range_is_derived_with_its_function, setup,

@@ -207,6 +207,23 @@ static void amd_units_decode_by_release(void **state)
 	inventory_free(&inv);
 }
 
+/* The AMD IOMMU's own PCI function has an 'iommu' directory (the unit it implements), not a link
+ * to a unit translating for it: no translating unit, no warning. */
+static void amd_iommu_function_is_not_translated(void **state)
+{
+	struct inventory inv;
+
+	fixture_pci_device(*state, "0000:00:01.0", "0x1022\n", "0x0008\n", "0x080600\n", "-1\n",
+			   "0x0 0x0 0x0\n");
+	fixture_mkdir(*state, "sys/devices/pci0000:00/0000:00:01.0/iommu/ivhd0");
+	assert_int_equal(inventory_read(*state, &inv), 0);
+	assert_int_equal(inv.n_devices, 1);
+	assert_string_equal(inv.devices[0].bdf, "0000:00:01.0");
+	assert_string_equal(inv.devices[0].iommu, "");
+	assert_int_equal(inv.devices[0].vendor_id, 0x1022);
+	inventory_free(&inv);
+}
+
 static void amd_features_pair_without_release_is_unknown(void **state)
 {
 	struct inventory inv;
@@ -489,6 +506,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(qemu_machine_boot_options, make_root, remove_root),
 		cmocka_unit_test_setup_teardown(qemu_machine_iommu_unit, make_root, remove_root),
+		cmocka_unit_test_setup_teardown(amd_iommu_function_is_not_translated, make_root,
+						remove_root),
 		cmocka_unit_test_setup_teardown(qemu_machine_devices_sorted_with_bars, make_root,
 						remove_root),
 		cmocka_unit_test_setup_teardown(qemu_machine_groups, make_root, remove_root),

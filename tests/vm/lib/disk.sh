@@ -1,0 +1,29 @@
+# shellcheck shell=bash
+# The disk behind the guest's NVMe namespace: a raw image with a known pattern, so tests can check
+# that DMA delivered exactly the disk's bytes. Every 512-byte LBA n holds:
+#   bytes 0..7     n as a 64-bit little-endian integer
+#   bytes 8..15    the ASCII magic "IOMMUTRC"
+#   bytes 16..511  byte i (i = offset within the LBA) has the value i & 0xff
+# The image is cached per size and attached with snapshot=on: guest writes never reach it.
+
+# pattern_disk SIZE_BYTES: echo the path of the cached pattern image of that size.
+pattern_disk() {
+	local bytes=$1 dir img
+	if [ $((bytes % 512)) -ne 0 ] || [ "$bytes" -lt 1048576 ]; then
+		die "$VM_EXIT_USAGE" "disk size must be a multiple of 512 bytes and at least 1M"
+	fi
+	dir="$(vm_cache_dir)/disks"
+	img="$dir/pattern-$bytes.img"
+	if [ ! -f "$img" ]; then
+		mkdir -p "$dir"
+		debug "writing pattern disk $img"
+		perl -e '
+			my $lbas = shift;
+			my $rest = "IOMMUTRC" . join("", map { chr($_ & 0xff) } 16 .. 511);
+			binmode STDOUT;
+			for my $lba (0 .. $lbas - 1) { print pack("Q<", $lba), $rest }
+		' $((bytes / 512)) >"$img.tmp"
+		mv "$img.tmp" "$img"
+	fi
+	printf '%s\n' "$img"
+}

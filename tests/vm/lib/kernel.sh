@@ -1,0 +1,141 @@
+# shellcheck shell=bash
+# Guest kernels: which Debian packages and modules each testbed kernel uses, fetched with a private
+# apt state (the host's sources stay untouched) and cached extracted, newest package first.
+# Sets KERNEL_ID, KERNEL_RELEASE, KERNEL_ROOT, KERNEL_VMLINUZ, KERNEL_MODULES for the layers.
+
+# kernel_spec VERSION: the suite to read, the archives that carry its kernels as "ARCHIVE SUITE"
+# pairs (stable kernel updates arrive through the security archive first), the packages (regexes on
+# names; the newest match of each is used) and the modules the guest loads at init (dependencies
+# are resolved from modules.dep).
+kernel_spec() {
+	case $1 in
+	6.1)
+		KSPEC_SUITE=bookworm
+		KSPEC_SOURCES="debian bookworm, debian bookworm-updates, debian-security bookworm-security"
+		KSPEC_PACKAGES='^linux-image-6\.1\.0-[0-9]+-amd64-unsigned$'
+		# crc64-rocksoft asks the crypto API for its implementation at load; without
+		# crc64_rocksoft_generic loaded first it would call out to modprobe mid-boot.
+		KSPEC_MODULES="crc64_rocksoft_generic nvme vfio_iommu_type1 vfio-pci virtio_pci virtio_blk"
+		;;
+	*)
+		die "$VM_EXIT_USAGE" "kernel '$1' is not supported yet (supported: 6.1)"
+		;;
+	esac
+}
+
+# apt options that read and write only our own state folder for SUITE; the host's dpkg status and
+# sources stay as they are, which is what lets us read other suites than the host's.
+apt_private_opts() {
+	local state=$1
+	mkdir -p "$state/cache/archives/partial"
+	APT_OPTS=(-o "Dir::Etc::SourceList=$state/sources.list" -o Dir::Etc::SourceParts=/dev/null
+		-o "Dir::State::Lists=$state/lists" -o "Dir::Cache=$state/cache"
+		-o Dir::Cache::pkgcache=pkgcache.bin -o Dir::Cache::srcpkgcache=srcpkgcache.bin
+		-o "APT::Sandbox::User=$(id -un)" -o Acquire::Languages=none)
+}
+
+# Refresh the suite's package lists when they are older than a day, so "newest" follows the
+# archive without paying an update per run. A failed refresh with old lists is only a warning.
+apt_refresh() {
+	local state=$1 suite=$2 mirror=${IOMMUTRACE_VM_MIRROR:-http://deb.debian.org} archive dist
+	mkdir -p "$state/lists/partial"
+	while read -r archive dist; do
+		printf 'deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] %s/%s %s main\n' \
+			"$mirror" "$archive" "$dist"
+	done < <(tr ',' '\n' <<<"$KSPEC_SOURCES") >"$state/sources.list.new"
+	# rewriting an unchanged sources.list would make apt rebuild its package cache (~1 s) every run
+	if cmp -s "$state/sources.list.new" "$state/sources.list"; then
+		rm "$state/sources.list.new"
+	else
+		mv "$state/sources.list.new" "$state/sources.list"
+	fi
+	if [ "${IOMMUTRACE_VM_OFFLINE:-0}" = 1 ]; then
+		return 0
+	fi
+	if [ -n "$(find "$state/lists" -maxdepth 1 -name '*_Packages*' -mmin -1440 -print -quit)" ]; then
+		return 0
+	fi
+	log "refreshing $suite package lists"
+	if ! apt-get "${APT_OPTS[@]}" -qq update >"$state/update.log" 2>&1; then
+		[ -n "$(find "$state/lists" -maxdepth 1 -name '*_Packages*' -print -quit)" ] ||
+			die "$VM_EXIT_BROKEN" "apt-get update for $suite failed: $(tail -n 3 "$state/update.log")"
+		log "warning: apt-get update for $suite failed, using older lists"
+	fi
+}
+
+# newest_package REGEX: the highest-versioned package name matching REGEX in the private lists.
+newest_package() {
+	apt-cache "${APT_OPTS[@]}" pkgnames | grep -E -- "$1" | sort -V | tail -n 1
+}
+
+# Download one package into DIR unless its .deb is already there; echo the .deb's path.
+fetch_package() {
+	local pkg=$1 dir=$2 file
+	read -r _ file _ < <(apt-get "${APT_OPTS[@]}" -qq download --print-uris "$pkg")
+	[ -n "$file" ] || die "$VM_EXIT_BROKEN" "apt cannot locate $pkg"
+	if [ ! -s "$dir/$file" ]; then
+		log "downloading $file"
+		(cd "$dir" && apt-get "${APT_OPTS[@]}" -qq download "$pkg" >/dev/null) ||
+			die "$VM_EXIT_BROKEN" "apt-get download $pkg failed"
+	fi
+	printf '%s\n' "$dir/$file"
+}
+
+# Extract the packages into one tree and index its modules; done once per set of .debs.
+extract_kernel() {
+	local tree=$1; shift
+	local deb release
+	rm -rf "$tree.tmp"
+	mkdir -p "$tree.tmp/root"
+	for deb in "$@"; do
+		log "extracting $(basename "$deb")"
+		dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$tree.tmp/root"
+	done
+	# newer packages install under /usr/lib/modules; depmod and modprobe look in /lib/modules
+	if [ ! -d "$tree.tmp/root/lib/modules" ] && [ -d "$tree.tmp/root/usr/lib/modules" ]; then
+		ln -s usr/lib "$tree.tmp/root/lib"
+	fi
+	release=$(basename "$(find "$tree.tmp/root/lib/modules/" -mindepth 1 -maxdepth 1 -type d | head -n 1)")
+	[ -n "$release" ] || die "$VM_EXIT_BROKEN" "no /lib/modules in $*"
+	depmod -b "$tree.tmp/root" "$release"
+	echo "$release" >"$tree.tmp/release"
+	mv "$tree.tmp" "$tree"
+}
+
+# prepare_kernel VERSION: fetch (if newer) and extract the kernel; set the KERNEL_* variables.
+prepare_kernel() {
+	local version=$1 kdir debs=() regex pkg tree
+	kernel_spec "$version"
+	kdir="$(vm_cache_dir)/kernels/$version"
+	mkdir -p "$kdir/debs"
+	apt_private_opts "$(vm_cache_dir)/apt/$KSPEC_SUITE"
+	apt_refresh "$(vm_cache_dir)/apt/$KSPEC_SUITE" "$KSPEC_SUITE"
+	for regex in $KSPEC_PACKAGES; do
+		pkg=$(newest_package "$regex")
+		[ -n "$pkg" ] || die "$VM_EXIT_BROKEN" "no package matching $regex in $KSPEC_SUITE"
+		debs+=("$(fetch_package "$pkg" "$kdir/debs")")
+	done
+	KERNEL_ID=$(printf '%s\n' "${debs[@]##*/}" | sha256sum | cut -c1-16)
+	tree="$kdir/tree-$KERNEL_ID"
+	[ -f "$tree/release" ] || extract_kernel "$tree" "${debs[@]}"
+	prune_other_kernels "$kdir" "$tree" "${debs[@]}"
+	KERNEL_ROOT="$tree/root"
+	KERNEL_RELEASE=$(cat "$tree/release")
+	KERNEL_VMLINUZ="$KERNEL_ROOT/boot/vmlinuz-$KERNEL_RELEASE"
+	KERNEL_MODULES=$KSPEC_MODULES
+	[ -f "$KERNEL_VMLINUZ" ] || die "$VM_EXIT_BROKEN" "no $KERNEL_VMLINUZ in the kernel package"
+	debug "kernel $version: $KERNEL_RELEASE (${debs[*]##*/})"
+}
+
+# An extracted kernel is ~400 MB: keep only the one in use (and its .debs) per testbed kernel.
+prune_other_kernels() {
+	local kdir=$1 keep_tree=$2; shift 2
+	local path deb keep
+	for path in "$kdir"/tree-* "$kdir"/debs/*.deb; do
+		[ -e "$path" ] || continue
+		keep=0
+		[ "$path" = "$keep_tree" ] && keep=1
+		for deb in "$@"; do [ "$path" = "$deb" ] && keep=1; done
+		[ "$keep" = 1 ] || rm -rf "$path"
+	done
+}

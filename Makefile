@@ -1,5 +1,6 @@
-# iommutrace build. `make` builds build/iommutrace; `make test` runs unit and host tests;
-# `make deps` installs the Debian packages the build, tests and demo need. V=1 for full commands.
+# iommutrace build. `make` builds build/iommutrace; `make test` runs the unit, host and testbed
+# tests; `make demo` records in the testbed; `make deps` installs the Debian packages all of them
+# need. V=1 for full commands; SAN=1 for an ASan/UBSan build in build-san/.
 
 # SAN=1: AddressSanitizer + UBSan, in a build folder of its own
 BUILD ?= $(if $(filter 1,$(SAN)),build-san,build)
@@ -106,7 +107,7 @@ host-test: $(BUILD)/iommutrace $(HOST_BINS)
 
 # The testbed: the tracer against the real VT-d and AMD-Vi drivers of a QEMU guest.
 vmtest: $(BUILD)/iommutrace
-	@$(TEST_ENV) BUILD=$(BUILD) tests/run-tests vm tests/vm/smoke-intel tests/vm/smoke-amd
+	@$(TEST_ENV) BUILD=$(BUILD) tests/vm/smoke-all
 
 test: deps
 	@$(MAKE) --no-print-directory all unit-test host-test vmtest

@@ -54,13 +54,18 @@ struct {
 	__type(value, __u64);
 } domains_seen SEC(".maps");
 
-/* the device last reported for each domain, so that a domain-device record is sent once per pair
- * while it stays in this LRU */
+/* (domain, device) pairs already reported, so that a domain-device record is sent once per pair
+ * while it stays in this LRU (functions that share a domain alternate without repeats) */
+struct domain_device {
+	__u64 domain;
+	__u64 dev;
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 8192);
-	__type(key, __u64);
-	__type(value, __u64);
+	__type(key, struct domain_device);
+	__type(value, __u8);
 } domain_devices_seen SEC(".maps");
 
 static __always_inline struct it_event *reserve(__u32 kind, __u32 probe_id)
@@ -87,9 +92,15 @@ static __always_inline struct it_event *reserve(__u32 kind, __u32 probe_id)
 	return e;
 }
 
+/* Thread ids are below 2^22 (PID_MAX_LIMIT); the idle tasks of all CPUs share tid 0, so theirs
+ * (interrupts taken while idle) are told apart by CPU. */
 static __always_inline __u64 domain_call_key(__u32 call)
 {
-	return (__u64)call << 32 | (__u32)bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+	if (!tid)
+		tid = 1u << 31 | bpf_get_smp_processor_id();
+	return (__u64)call << 32 | tid;
 }
 
 /* The domain of the thread's current IOMMU core call of the given kind, or 0. */
@@ -258,9 +269,11 @@ static __always_inline int on_cache_tag_flush(__u32 tp, struct cache_tag *tag, _
  * is how domains attached before the recording started are tied to devices. */
 static __always_inline int on_device_call(struct device *dev, __u32 slot)
 {
+	struct domain_device pair = { .dev = (__u64)dev };
 	struct iommu_domain *domain;
-	__u64 dom, devp = (__u64)dev, *seen;
 	struct it_event *e;
+	__u8 one = 1;
+	__u64 dom;
 
 	if (!dev || slot >= IT_DEVICE_SLOTS)
 		return 0;
@@ -268,14 +281,14 @@ static __always_inline int on_device_call(struct device *dev, __u32 slot)
 	dom = (__u64)domain;
 	if (!dom)
 		return 0;
-	seen = bpf_map_lookup_elem(&domain_devices_seen, &dom);
-	if (seen && *seen == devp)
+	pair.domain = dom;
+	if (bpf_map_lookup_elem(&domain_devices_seen, &pair))
 		return 0;
-	bpf_map_update_elem(&domain_devices_seen, &dom, &devp, BPF_ANY);
+	bpf_map_update_elem(&domain_devices_seen, &pair, &one, BPF_ANY);
 	report_domain(dom, device_slot_probe[slot]);
 	e = reserve(IT_EV_DOMAIN_DEVICE, device_slot_probe[slot]);
 	if (!e) {
-		bpf_map_delete_elem(&domain_devices_seen, &dom);
+		bpf_map_delete_elem(&domain_devices_seen, &pair);
 		return 0;
 	}
 	__builtin_memset(&e->device, 0, sizeof(e->device));
@@ -307,11 +320,13 @@ static __always_inline int on_driver(__u32 kind, __u32 probe_id, __u64 domain, _
 
 /* Tracepoints: the same handler as tp_btf (typed, preferred) and raw_tp (BPF_PROG_TEST_RUN can
  * drive it, and older kernels without tp_btf attach it). */
-#define TRACEPOINT(name, args, call)					\
-	SEC("tp_btf/" #name) int BPF_PROG(btf_##name, args) { return call; }	\
-	SEC("raw_tp/" #name) int BPF_PROG(raw_##name, args) { return call; }
-
-#define ARGS(...) __VA_ARGS__
+/* ARGS() keeps an argument list in parentheses through the macro layers; UNPAREN opens it */
+#define ARGS(...) (__VA_ARGS__)
+#define UNPAREN(...) __VA_ARGS__
+#define TRACEPOINT_AS(prog, name, args, call)						\
+	SEC("tp_btf/" #name) int BPF_PROG(btf_##prog, UNPAREN args) { return call; }	\
+	SEC("raw_tp/" #name) int BPF_PROG(raw_##prog, UNPAREN args) { return call; }
+#define TRACEPOINT(name, args, call) TRACEPOINT_AS(name, name, args, call)
 
 TRACEPOINT(map, ARGS(unsigned long iova, phys_addr_t paddr, size_t size),
 	   on_map(iova, paddr, size))
@@ -335,6 +350,16 @@ TRACEPOINT(cache_tag_flush_range_np,
 	   ARGS(struct cache_tag *tag, unsigned long start, unsigned long end,
 		unsigned long addr, unsigned long pages, unsigned long mask),
 	   on_cache_tag_flush(IT_TP_CACHE_TAG_FLUSH_NP, tag, start, end, addr, pages, mask))
+/* 7.x dropped the pages argument (2^mask pages are flushed); the plan picks the variant whose
+ * argument count matches the kernel's BTF */
+TRACEPOINT_AS(cache_tag_flush_range5, cache_tag_flush_range,
+	      ARGS(struct cache_tag *tag, unsigned long start, unsigned long end,
+		   unsigned long addr, unsigned long mask),
+	      on_cache_tag_flush(IT_TP_CACHE_TAG_FLUSH, tag, start, end, addr, 0, mask))
+TRACEPOINT_AS(cache_tag_flush_range_np5, cache_tag_flush_range_np,
+	      ARGS(struct cache_tag *tag, unsigned long start, unsigned long end,
+		   unsigned long addr, unsigned long mask),
+	      on_cache_tag_flush(IT_TP_CACHE_TAG_FLUSH_NP, tag, start, end, addr, 0, mask))
 
 /* Function slots: each fentry/kprobe pair is pointed at one kernel function by user space. */
 #define DOMAIN_SLOT(i)								\
@@ -390,4 +415,5 @@ DOMAIN_SLOT(8) DOMAIN_SLOT(9) DOMAIN_SLOT(10) DOMAIN_SLOT(11)
 MAP_SLOT(0) MAP_SLOT(1) MAP_SLOT(2) MAP_SLOT(3)
 UNMAP_SLOT(0) UNMAP_SLOT(1) UNMAP_SLOT(2) UNMAP_SLOT(3)
 RANGE_SLOT(0) RANGE_SLOT(1) RANGE_SLOT(2)
-DEVICE_SLOT(0) DEVICE_SLOT(1) DEVICE_SLOT(2) DEVICE_SLOT(3) DEVICE_SLOT(4) DEVICE_SLOT(5)
+DEVICE_SLOT(0) DEVICE_SLOT(1) DEVICE_SLOT(2) DEVICE_SLOT(3)
+DEVICE_SLOT(4) DEVICE_SLOT(5) DEVICE_SLOT(6) DEVICE_SLOT(7)

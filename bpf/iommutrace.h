@@ -100,7 +100,7 @@ struct it_cache_tag_flush {
 	__u64 start;
 	__u64 end;
 	__u64 addr;
-	__u64 pages;
+	__u64 pages;		/* 0: the kernel does not pass it (7.x) */
 	__u64 mask;
 	__u32 domain_id;
 	__u32 np;		/* 1: the _np (non-present) variant */

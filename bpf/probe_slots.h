@@ -8,7 +8,7 @@
 #define IT_MAP_SLOTS 4
 #define IT_UNMAP_SLOTS 4
 #define IT_RANGE_SLOTS 3
-#define IT_DEVICE_SLOTS 6
+#define IT_DEVICE_SLOTS 8
 
 enum it_domain_call {
 	IT_CALL_NONE = 0,

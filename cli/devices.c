@@ -13,6 +13,7 @@
 #include "common/leaf.h"
 #include "common/log.h"
 #include "commands.h"
+#include "options.h"
 
 static void usage(FILE *f)
 {
@@ -419,16 +420,7 @@ int cmd_devices(int argc, char **argv)
 	const char *root = "/";
 	int opt, json = 0, failed = 0, ret = IT_EXIT_FAILURE;
 
-	opterr = 0;
-	for (;;) {
-		/* the argument getopt is about to read, for error messages (optind 0 asks glibc
-		 * for a fresh start at argv[1]) */
-		int next = optind ? optind : 1;
-		const char *arg = next < argc ? argv[next] : "";
-
-		opt = getopt_long(argc, argv, "+:vh", long_opts, NULL);
-		if (opt == -1)
-			break;
+	while ((opt = cli_getopt(argc, argv, "+vh", long_opts, "devices")) != -1) {
 		switch (opt) {
 		case 'r':
 			root = optarg;
@@ -442,20 +434,7 @@ int cmd_devices(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return IT_EXIT_OK;
-		case ':':
-			log_error("option '%s' needs an argument; see 'iommutrace devices --help'",
-				  arg);
-			return IT_EXIT_USAGE;
 		default:
-			if (strncmp(arg, "--", 2))
-				log_error("unknown option '-%c'; see 'iommutrace devices --help'",
-					  optopt);
-			else if (optopt)
-				log_error("option '%.*s' takes no argument; see 'iommutrace devices "
-					  "--help'", (int)strcspn(arg, "="), arg);
-			else
-				log_error("unknown option '%s'; see 'iommutrace devices --help'",
-					  arg);
 			return IT_EXIT_USAGE;
 		}
 	}

@@ -14,6 +14,7 @@
 #include "tracer/import_text.h"
 #include "tracer/import_tracedat.h"
 #include "commands.h"
+#include "options.h"
 
 enum import_format {
 	FORMAT_AUTO,
@@ -185,6 +186,11 @@ static int run_import(const char *path, const char *db_path, bool force,
 		log_error("%s: path too long", db_path);
 		return IT_EXIT_FAILURE;
 	}
+	if (same_file(path, partial)) {
+		log_error("the input %s is the name the import writes to before renaming it to %s; "
+			  "rename the input", path, db_path);
+		return IT_EXIT_USAGE;
+	}
 	db = itdb_open(partial, ITDB_CREATE_FORCE, err, sizeof(err));
 	if (!db) {
 		log_error("%s", err);
@@ -211,6 +217,11 @@ cleanup:
 	event_writer_free(ic.writer);
 	if (itdb_close(db))
 		ret = IT_EXIT_FAILURE;
+	/* a -wal left by a killed writer of an older db_path would be replayed over the import */
+	if (ret == IT_EXIT_OK && itdb_remove(db_path, err, sizeof(err))) {
+		log_error("%s", err);
+		ret = IT_EXIT_FAILURE;
+	}
 	if (ret == IT_EXIT_OK && rename(partial, db_path)) {
 		log_error("cannot rename %s to %s: %s", partial, db_path, strerror(errno));
 		ret = IT_EXIT_FAILURE;
@@ -237,7 +248,7 @@ int cmd_import(int argc, char **argv)
 	bool force = false;
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "o:fvh", long_opts, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv, "o:fvh", long_opts, "import")) != -1) {
 		switch (opt) {
 		case 'o':
 			db_path = optarg;
@@ -264,7 +275,6 @@ int cmd_import(int argc, char **argv)
 			usage(stdout);
 			return IT_EXIT_OK;
 		default:
-			log_error("bad option; see 'iommutrace import --help'");
 			return IT_EXIT_USAGE;
 		}
 	}

@@ -7,12 +7,13 @@
 #include "common/parse.h"
 #include "tracer/recorder.h"
 #include "commands.h"
+#include "options.h"
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: iommutrace record -o FILE.db [-d SECONDS] [--force] [--ring-size SIZE] [--tracefs]\n"
-"                         [-- COMMAND ARGS...]\n"
+"usage: iommutrace record -o FILE.db [-d TIME] [--force] [--ring-size SIZE] [--tracefs]\n"
+"                         [--root DIR] [-- COMMAND ARGS...]\n"
 "       iommutrace record --list-probes\n"
 "\n"
 "Records every IOMMU mapping (iova, physical address, size, domain), the page sizes the IOMMU\n"
@@ -55,7 +56,7 @@ int cmd_record(int argc, char **argv)
 	int opt, list = 0;
 	uint64_t size;
 
-	while ((opt = getopt_long(argc, argv, "+o:d:fvh", long_opts, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv, "+o:d:fvh", long_opts, "record")) != -1) {
 		switch (opt) {
 		case 'o':
 			o.db_path = optarg;
@@ -63,7 +64,7 @@ int cmd_record(int argc, char **argv)
 		case 'd':
 			if (parse_duration_ns(optarg, &o.duration_ns)) {
 				log_error("bad duration '%s': give seconds (e.g. 10, 0.5) or a "
-					  "number with ms, s, m or h", optarg);
+					  "number with us, ms, s, m or h", optarg);
 				return IT_EXIT_USAGE;
 			}
 			break;
@@ -93,7 +94,6 @@ int cmd_record(int argc, char **argv)
 			usage(stdout);
 			return IT_EXIT_OK;
 		default:
-			log_error("bad option; see 'iommutrace record --help'");
 			return IT_EXIT_USAGE;
 		}
 	}

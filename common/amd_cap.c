@@ -61,7 +61,7 @@ static int release_version(const char *release, long *major, long *minor)
 
 int amd_features_efr(const char *text, const char *kernel_release, uint64_t *efr)
 {
-	char first[32], *second;
+	char first[40], *second;	/* up to "0x" + 16 digits, ":", "0x" + 16 digits */
 	uint64_t a, b;
 	long major, minor;
 	size_t len = strlen(text);

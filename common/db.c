@@ -101,7 +101,7 @@ static int file_has_content(const char *path)
 	return stat(path, &st) == 0 && st.st_size > 0;
 }
 
-static int replace_existing(const char *path, char *err, size_t errlen)
+int itdb_remove(const char *path, char *err, size_t errlen)
 {
 	static const char *const suffixes[] = { "", "-wal", "-shm", "-journal" };
 	char name[4096];
@@ -162,7 +162,7 @@ sqlite3 *itdb_open(const char *path, enum itdb_open_mode mode, char *err, size_t
 		return NULL;
 	}
 	if (mode == ITDB_CREATE_FORCE && exists) {
-		if (replace_existing(path, err, errlen))
+		if (itdb_remove(path, err, errlen))
 			return NULL;
 		exists = 0;
 	}
@@ -215,8 +215,13 @@ int itdb_close(sqlite3 *db)
 {
 	if (!db)
 		return 0;
-	if (!sqlite3_db_readonly(db, "main"))
-		sqlite3_exec(db, "PRAGMA journal_mode = DELETE", NULL, NULL, NULL);
+	/* fails while another connection (a reader) is open: the WAL then stays, and is part of the
+	 * database until a later open checkpoints it */
+	if (!sqlite3_db_readonly(db, "main") &&
+	    sqlite3_exec(db, "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode = DELETE", NULL,
+			 NULL, NULL) != SQLITE_OK)
+		log_warn("database: %s; keep its -wal file with it when copying it (another "
+			 "connection has it open)", sqlite3_errmsg(db));
 	if (sqlite3_close(db) != SQLITE_OK) {
 		log_error("database: close failed: %s", sqlite3_errmsg(db));
 		return -1;

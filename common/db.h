@@ -22,8 +22,12 @@ sqlite3 *itdb_open(const char *path, enum itdb_open_mode mode, char *err, size_t
  * ITDB_CREATE_FORCE) can succeed: path absent (or force), and its directory writable. Returns 0,
  * or -1 with one line for the user in err. */
 int itdb_check_create(const char *path, int force, char *err, size_t errlen);
-/* Closes; a writable database is first switched back to a rollback journal, which checkpoints
- * the WAL and leaves one self-contained file. Returns 0 or -1 (logged). NULL is accepted. */
+/* Removes path and its -wal, -shm and -journal files (missing ones are fine). Returns 0, or -1
+ * with one line for the user in err. */
+int itdb_remove(const char *path, char *err, size_t errlen);
+/* Closes; a writable database is first checkpointed and switched back to a rollback journal,
+ * which leaves one self-contained file (unless another connection has it open: then a warning,
+ * and the -wal file stays with it). Returns 0 or -1 (logged). NULL is accepted. */
 int itdb_close(sqlite3 *db);
 
 /* Runs sql (no parameters); on error logs what failed with context and returns -1. */

@@ -161,7 +161,7 @@ static void read_amd(const char *root, const char *unit_dir, struct iommu_unit *
 		amd_cap_header_decode((uint32_t)u->cap, &hdr);
 		u->caching_mode = hdr.np_cache;
 		if (!hdr.efr_sup && u->have_ecap) {
-			log_debug("%s: capability header says the EFR is not implemented; its "
+			log_debug("%s: capability header says the unit has no EFR; its "
 				  "features are not decoded", dir);
 			efr_valid = false;
 		}

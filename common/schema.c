@@ -182,13 +182,22 @@ const char it_schema_sql[] =
 "  printf('0x%x', start_addr) AS start_hex, printf('0x%x', start_addr + size_bytes) AS end_hex,"
 "  size_bytes, is_64bit, prefetchable FROM bars;"
 
-/* Each IOTLB invalidation with the unmap its thread made last, at most 10 ms before it: strict
- * mode flushes right after iommu:unmap on the same thread; lazy (DMA-FQ) flushes come from a
- * timer or worker later and mostly stay unattributed (NULL). */
+/* Each IOTLB invalidation with the map or unmap its thread made last, when that was at most 10 ms
+ * before it: strict mode flushes right after iommu:unmap on the same thread, and caching-mode
+ * units (emulated ones) right after iommu:map too; lazy (DMA-FQ) flushes come later from a timer
+ * or worker and mostly stay unattributed (NULL). The idle tasks of all CPUs share tid 0, so
+ * for them the CPU must match too. */
 "CREATE VIEW IF NOT EXISTS flushes_view AS SELECT f.*, printf('0x%x', f.addr) AS addr_hex,"
 "  (SELECT u.unmap_id FROM unmaps u WHERE u.session_id = f.session_id AND u.tid = f.tid"
-"   AND u.ts_ns <= f.ts_ns AND u.ts_ns >= f.ts_ns - 10000000"
-"   ORDER BY u.ts_ns DESC LIMIT 1) AS after_unmap_id"
+"   AND (f.tid != 0 OR u.cpu = f.cpu) AND u.ts_ns <= f.ts_ns AND u.ts_ns >= f.ts_ns - 10000000"
+"   AND NOT EXISTS (SELECT 1 FROM maps m WHERE m.session_id = f.session_id AND m.tid = f.tid"
+"    AND (f.tid != 0 OR m.cpu = f.cpu) AND m.ts_ns > u.ts_ns AND m.ts_ns <= f.ts_ns)"
+"   ORDER BY u.ts_ns DESC LIMIT 1) AS after_unmap_id,"
+"  (SELECT m.map_id FROM maps m WHERE m.session_id = f.session_id AND m.tid = f.tid"
+"   AND (f.tid != 0 OR m.cpu = f.cpu) AND m.ts_ns <= f.ts_ns AND m.ts_ns >= f.ts_ns - 10000000"
+"   AND NOT EXISTS (SELECT 1 FROM unmaps u WHERE u.session_id = f.session_id AND u.tid = f.tid"
+"    AND (f.tid != 0 OR u.cpu = f.cpu) AND u.ts_ns > m.ts_ns AND u.ts_ns <= f.ts_ns)"
+"   ORDER BY m.ts_ns DESC LIMIT 1) AS after_map_id"
 "  FROM flushes f;"
 
 /* Which devices used each domain: attach events and DMA API calls. */
@@ -210,5 +219,6 @@ const char it_schema_index_sql[] =
 "CREATE INDEX IF NOT EXISTS maps_by_session_ts ON maps(session_id, ts_ns);"
 "CREATE INDEX IF NOT EXISTS unmaps_by_session_ts ON unmaps(session_id, ts_ns);"
 "CREATE INDEX IF NOT EXISTS unmaps_by_thread ON unmaps(session_id, tid, ts_ns);"
+"CREATE INDEX IF NOT EXISTS maps_by_thread ON maps(session_id, tid, ts_ns);"
 "CREATE INDEX IF NOT EXISTS driver_maps_by_map ON driver_maps(map_id);"
 "CREATE INDEX IF NOT EXISTS driver_maps_by_unmap ON driver_maps(unmap_id);";

@@ -21,11 +21,31 @@ struct bpf_capture {
 	void *fn_ctx;
 };
 
+/* The program libbpf last warned about ("libbpf: prog 'NAME': ..."), so that when a load fails the
+ * loader can leave that program out and retry: one probe the running kernel cannot take (a
+ * verifier refusal, an attach target missing from BTF) must not cost the others. */
+static char refused_prog[64];
+
 static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
+	static const char prefix[] = "libbpf: prog '";
+	char line[256];
+	const char *end;
+	va_list copy;
+
+	va_copy(copy, ap);
+	vsnprintf(line, sizeof(line), fmt, copy);
+	va_end(copy);
+	end = strstr(line, "': ");
+	if (level == LIBBPF_WARN && !strncmp(line, prefix, sizeof(prefix) - 1) && end &&
+	    (size_t)(end - line) - (sizeof(prefix) - 1) < sizeof(refused_prog))
+		snprintf(refused_prog, sizeof(refused_prog), "%.*s",
+			 (int)((size_t)(end - line) - (sizeof(prefix) - 1)), line + sizeof(prefix) - 1);
 	if (level == LIBBPF_DEBUG && log_verbose < 2)
 		return 0;
-	log_vdebug(fmt, ap);
+	/* libbpf ends its lines with a newline, and the logger adds one */
+	line[strcspn(line, "\n")] = '\0';
+	log_debug("%s", line);
 	return 0;
 }
 
@@ -52,10 +72,10 @@ static struct bpf_program *probe_program(struct bpf_capture *c, const struct pro
 
 	switch (p->mech) {
 	case MECH_TP_BTF:
-		snprintf(name, sizeof(name), "btf_%s", p->tp_name);
+		snprintf(name, sizeof(name), "btf_%s", p->prog);
 		break;
 	case MECH_RAW_TP:
-		snprintf(name, sizeof(name), "raw_%s", p->tp_name);
+		snprintf(name, sizeof(name), "raw_%s", p->prog);
 		break;
 	case MECH_FENTRY:
 		snprintf(name, sizeof(name), "fe_%s_%d", slot_prefix(p->role), p->index);
@@ -114,28 +134,19 @@ static size_t ringbuf_size(size_t want)
 	return size;
 }
 
-struct bpf_capture *bpf_capture_load(struct probe_plan *plan, size_t ringbuf_bytes, char *err,
-				     size_t errlen)
+/* Opens the skeleton with the plan's programs switched on and loads it; returns 0 or libbpf's
+ * negative error. */
+static int open_and_load(struct bpf_capture *c, size_t ringbuf_bytes)
 {
-	struct bpf_capture *c = calloc(1, sizeof(*c));
 	struct bpf_program *prog;
-	int ret;
 
-	if (!c) {
-		snprintf(err, errlen, "out of memory");
-		return NULL;
-	}
-	c->plan = plan;
-	libbpf_set_print(libbpf_log);
 	c->skel = iommutrace_bpf__open();
-	if (!c->skel) {
-		snprintf(err, errlen, "cannot open the BPF object: %s", strerror(errno));
-		goto fail;
-	}
+	if (!c->skel)
+		return -errno;
 	bpf_object__for_each_program(prog, c->skel->obj)
 		bpf_program__set_autoload(prog, false);
-	for (size_t i = 0; i < plan->count; i++) {
-		struct probe *p = &plan->probes[i];
+	for (size_t i = 0; i < c->plan->count; i++) {
+		struct probe *p = &c->plan->probes[i];
 
 		prog = probe_program(c, p);
 		if (!prog)
@@ -149,14 +160,53 @@ struct bpf_capture *bpf_capture_load(struct probe_plan *plan, size_t ringbuf_byt
 	}
 	set_probe_ids(c);
 	bpf_map__set_max_entries(c->skel->maps.events, ringbuf_size(ringbuf_bytes));
-	ret = iommutrace_bpf__load(c->skel);
-	if (ret) {
-		snprintf(err, errlen, "cannot load the BPF programs: %s (run with -v -v for the "
-			 "verifier's log)", strerror(-ret));
-		goto fail;
+	return iommutrace_bpf__load(c->skel);
+}
+
+/* The probe whose program is named prog, or NULL. */
+static struct probe *probe_of_program(struct bpf_capture *c, const char *prog)
+{
+	for (size_t i = 0; i < c->plan->count; i++) {
+		struct bpf_program *p = probe_program(c, &c->plan->probes[i]);
+
+		if (p && !strcmp(bpf_program__name(p), prog))
+			return &c->plan->probes[i];
 	}
-	return c;
-fail:
+	return NULL;
+}
+
+struct bpf_capture *bpf_capture_load(struct probe_plan *plan, size_t ringbuf_bytes, char *err,
+				     size_t errlen)
+{
+	struct bpf_capture *c = calloc(1, sizeof(*c));
+	struct probe *refused;
+	int ret;
+
+	if (!c) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	c->plan = plan;
+	libbpf_set_print(libbpf_log);
+	for (size_t attempt = 0; attempt <= plan->count; attempt++) {
+		refused_prog[0] = '\0';
+		ret = open_and_load(c, ringbuf_bytes);
+		if (!ret)
+			return c;
+		refused = c->skel && refused_prog[0] ? probe_of_program(c, refused_prog) : NULL;
+		iommutrace_bpf__destroy(c->skel);
+		c->skel = NULL;
+		if (!refused)
+			break;
+		log_warn("the kernel refused the BPF program for %s (%s); recording without it "
+			 "(-v -v shows the verifier's log)", refused->target, strerror(-ret));
+		snprintf(refused->reason, sizeof(refused->reason),
+			 "%s program refused by the kernel: %s", probe_mech_name(refused->mech),
+			 strerror(-ret));
+		refused->mech = MECH_NONE;
+	}
+	snprintf(err, errlen, "cannot load the BPF programs: %s (run with -v -v for the "
+		 "verifier's log)", strerror(-ret));
 	bpf_capture_close(c);
 	return NULL;
 }

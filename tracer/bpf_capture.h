@@ -23,7 +23,7 @@ struct bpf_capture *bpf_capture_load(struct probe_plan *plan, size_t ringbuf_byt
 int bpf_capture_attach(struct bpf_capture *c);
 /* Delivers the records waiting in the ring buffer, waiting up to timeout_ms for the first
  * (0: no wait). Returns the number delivered, or a negative errno (-EINTR on a signal). A
- * non-zero return of fn stops delivery and is returned. */
+ * negative return of fn stops delivery and is returned; that record counts as consumed. */
 int bpf_capture_poll(struct bpf_capture *c, int timeout_ms, bpf_capture_event_fn fn, void *ctx);
 /* Detaches every program (no more records are produced); the ring buffer can still be drained. */
 void bpf_capture_detach(struct bpf_capture *c);
@@ -32,7 +32,7 @@ int bpf_capture_losses(struct bpf_capture *c,
 		       int (*fn)(uint32_t cpu, uint32_t kind, uint64_t lost, void *ctx), void *ctx);
 /* The fd of a loaded program by name (tests drive raw_tp programs with BPF_PROG_TEST_RUN), or -1. */
 int bpf_capture_prog_fd(struct bpf_capture *c, const char *prog_name);
-/* The fd of a map by name (tests seed domain_by_tid), or -1. */
+/* The fd of a map by name (tests seed domain_by_call), or -1. */
 int bpf_capture_map_fd(struct bpf_capture *c, const char *map_name);
 void bpf_capture_close(struct bpf_capture *c);
 

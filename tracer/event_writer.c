@@ -331,12 +331,31 @@ static void drop_pending(struct event_writer *w, size_t i)
 	w->npending--;
 }
 
-/* Stores the pending driver records of tid and of the same operation that fall in
- * [iova, iova+size) with owner_id, and those that waited too long, before ts_ns, unjoined. Others
- * stay: an interrupt runs on the thread it interrupts, so a thread's records of one call can be
- * interleaved with another call's. Returns how many were joined, or -1. */
+/* Whether pending driver record p belongs to the map (paddr known) or unmap (paddr_delta unused)
+ * of thread h over [iova, iova+size) in domain (0: unknown): same thread, same operation, an IOVA
+ * inside, the same domain where both are known, and for maps the same iova-to-paddr offset. */
+static int belongs_to(const struct it_event *p, const struct it_event_header *h, int unmap,
+		      uint64_t iova, uint64_t size, uint64_t paddr_delta, uint64_t domain)
+{
+	const struct it_driver *d = &p->driver;
+
+	/* the idle tasks of all CPUs share tid 0 */
+	if (p->h.tid != h->tid || (!h->tid && p->h.cpu != h->cpu))
+		return 0;
+	if ((p->h.kind == IT_EV_DRIVER_UNMAP) != unmap || d->iova < iova || d->iova - iova >= size)
+		return 0;
+	if (domain && d->domain && domain != d->domain)
+		return 0;
+	return unmap || d->paddr - d->iova == paddr_delta;
+}
+
+/* Stores the pending driver records that belong to the map or unmap (see belongs_to) with
+ * owner_id, and those that waited too long, before h's time, unjoined. Others stay: an interrupt
+ * runs on the thread it interrupts, so a thread's records of one call can be interleaved with
+ * another call's. Returns how many were joined, or -1. */
 static long join_pending(struct event_writer *w, const struct it_event_header *h, int unmap,
-			 uint64_t iova, uint64_t size, int64_t owner_id, uint64_t domain)
+			 uint64_t iova, uint64_t size, uint64_t paddr_delta, int64_t owner_id,
+			 uint64_t domain)
 {
 	long joined = 0;
 	size_t i = 0;
@@ -344,8 +363,7 @@ static long join_pending(struct event_writer *w, const struct it_event_header *h
 	while (i < w->npending) {
 		struct it_event *p = &w->pending[i];
 		int stale = p->h.ts_ns + MAX_PENDING_NS < h->ts_ns;
-		int inside = p->h.tid == h->tid && (p->h.kind == IT_EV_DRIVER_UNMAP) == unmap &&
-			     p->driver.iova >= iova && p->driver.iova - iova < size;
+		int inside = belongs_to(p, h, unmap, iova, size, paddr_delta, domain);
 
 		if (!inside && !stale) {
 			i++;
@@ -386,7 +404,8 @@ static int add_map(struct event_writer *w, const struct it_event *e)
 	bind_u64(st, 12, e->map.size);
 	if (itdb_step_done(st, "insert map"))
 		return -1;
-	joined = join_pending(w, &e->h, 0, e->map.iova, e->map.size, id, e->map.domain);
+	joined = join_pending(w, &e->h, 0, e->map.iova, e->map.size, e->map.paddr - e->map.iova, id,
+			      e->map.domain);
 	if (joined < 0)
 		return -1;
 	if (joined)
@@ -410,7 +429,7 @@ static int add_unmap(struct event_writer *w, const struct it_event *e)
 	bind_u64(st, 12, e->unmap.unmapped_size);
 	if (itdb_step_done(st, "insert unmap"))
 		return -1;
-	return join_pending(w, &e->h, 1, e->unmap.iova, e->unmap.size, id,
+	return join_pending(w, &e->h, 1, e->unmap.iova, e->unmap.size, 0, id,
 			    e->unmap.domain) < 0 ? -1 : 0;
 }
 
@@ -494,7 +513,8 @@ static int add_cache_tag_flush(struct event_writer *w, const struct it_event *e)
 	bind_u64(st, 11, f->start);
 	bind_u64(st, 12, f->end);
 	bind_u64(st, 13, f->addr);
-	bind_u64(st, 14, f->pages);
+	if (f->pages)
+		bind_u64(st, 14, f->pages);
 	bind_u64(st, 15, f->mask);
 	return itdb_step_done(st, "insert cache_tag_flush_range");
 }

@@ -13,20 +13,29 @@ struct tracepoint_def {
 	const char *name;
 	enum it_tracepoint index;
 	bool optional;
+	/* the handlers' argument counts, and a second handler's (0: none) for kernels that
+	 * changed the tracepoint's arguments: handler name + its count (cache_tag_flush_range5) */
+	int nargs, alt_nargs;
 };
 
 static const struct tracepoint_def tracepoints[] = {
-	{ "iommu:map", "map", IT_TP_MAP, false },
-	{ "iommu:unmap", "unmap", IT_TP_UNMAP, false },
-	{ "iommu:attach_device_to_domain", "attach_device_to_domain", IT_TP_ATTACH, false },
-	{ "iommu:add_device_to_group", "add_device_to_group", IT_TP_GROUP_ADD, false },
-	{ "iommu:remove_device_from_group", "remove_device_from_group", IT_TP_GROUP_REMOVE, false },
-	{ "iommu:io_page_fault", "io_page_fault", IT_TP_FAULT, false },
-	/* Intel VT-d only; qi_submit from 5.13, cache_tag_* from 6.10 */
-	{ "intel_iommu:qi_submit", "qi_submit", IT_TP_QI_SUBMIT, true },
-	{ "intel_iommu:cache_tag_flush_range", "cache_tag_flush_range", IT_TP_CACHE_TAG_FLUSH, true },
-	{ "intel_iommu:cache_tag_flush_range_np", "cache_tag_flush_range_np",
-	  IT_TP_CACHE_TAG_FLUSH_NP, true },
+	{ .target = "iommu:map", .name = "map", .index = IT_TP_MAP },
+	{ .target = "iommu:unmap", .name = "unmap", .index = IT_TP_UNMAP },
+	{ .target = "iommu:attach_device_to_domain", .name = "attach_device_to_domain",
+	  .index = IT_TP_ATTACH },
+	{ .target = "iommu:add_device_to_group", .name = "add_device_to_group",
+	  .index = IT_TP_GROUP_ADD },
+	{ .target = "iommu:remove_device_from_group", .name = "remove_device_from_group",
+	  .index = IT_TP_GROUP_REMOVE },
+	{ .target = "iommu:io_page_fault", .name = "io_page_fault", .index = IT_TP_FAULT },
+	/* Intel VT-d only; qi_submit from 5.13, cache_tag_* from 6.10, without their pages
+	 * argument in 7.x */
+	{ .target = "intel_iommu:qi_submit", .name = "qi_submit", .index = IT_TP_QI_SUBMIT,
+	  .optional = true },
+	{ .target = "intel_iommu:cache_tag_flush_range", .name = "cache_tag_flush_range",
+	  .index = IT_TP_CACHE_TAG_FLUSH, .optional = true, .nargs = 6, .alt_nargs = 5 },
+	{ .target = "intel_iommu:cache_tag_flush_range_np", .name = "cache_tag_flush_range_np",
+	  .index = IT_TP_CACHE_TAG_FLUSH_NP, .optional = true, .nargs = 6, .alt_nargs = 5 },
 };
 
 struct function_def {
@@ -75,6 +84,9 @@ static const struct function_def functions[] = {
 	{ "iommu_dma_map_phys", ROLE_DEVICE_CALL, IT_CALL_NONE },
 	{ "iommu_dma_map_resource", ROLE_DEVICE_CALL, IT_CALL_NONE },
 	{ "iommu_dma_alloc", ROLE_DEVICE_CALL, IT_CALL_NONE },
+	/* the IOVA-link API (6.16 on), through which the block layer maps NVMe I/O on 7.x */
+	{ "dma_iova_try_alloc", ROLE_DEVICE_CALL, IT_CALL_NONE },
+	{ "dma_iova_link", ROLE_DEVICE_CALL, IT_CALL_NONE },
 };
 
 const char *probe_mech_name(enum probe_mech mech)
@@ -151,6 +163,36 @@ static void add_probe(struct probe_plan *plan, const struct probe *p)
 		plan->probes[plan->count++] = *p;
 }
 
+/* Arguments of the tracepoint behind BTF typedef id (btf_trace_NAME: a pointer to a prototype
+ * whose first parameter is the probe's data pointer), or -1. */
+static int tracepoint_nargs(const struct btf *btf, int id)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+
+	if (t && btf_is_typedef(t))
+		t = btf__type_by_id(btf, t->type);
+	if (t && btf_is_ptr(t))
+		t = btf__type_by_id(btf, t->type);
+	return t && btf_is_func_proto(t) ? btf_vlen(t) - 1 : -1;
+}
+
+/* Picks the handler matching the tracepoint's argument count; false when none does. */
+static bool pick_handler(struct probe *p, const struct tracepoint_def *t, int nargs)
+{
+	if (!t->nargs || nargs < 0 || nargs == t->nargs) {
+		snprintf(p->prog, sizeof(p->prog), "%s", t->name);
+		return true;
+	}
+	if (nargs == t->alt_nargs) {
+		snprintf(p->prog, sizeof(p->prog), "%s%d", t->name, nargs);
+		return true;
+	}
+	snprintf(p->reason, sizeof(p->reason),
+		 "tracepoint has %d arguments here; iommutrace knows %d or %d", nargs, t->nargs,
+		 t->alt_nargs);
+	return false;
+}
+
 static void plan_tracepoints(struct probe_plan *plan, const struct btf *btf,
 			     const struct probe_plan_opts *opts)
 {
@@ -164,6 +206,10 @@ static void plan_tracepoints(struct probe_plan *plan, const struct btf *btf,
 
 		snprintf(typedef_name, sizeof(typedef_name), "btf_trace_%s", t->name);
 		id = btf ? btf__find_by_name_kind(btf, typedef_name, BTF_KIND_TYPEDEF) : -1;
+		if (!pick_handler(&p, t, id >= 0 ? tracepoint_nargs(btf, id) : -1)) {
+			add_probe(plan, &p);
+			continue;
+		}
 		if (!btf || opts->raw_tp_only) {
 			p.mech = MECH_RAW_TP;
 		} else if (id < 0) {

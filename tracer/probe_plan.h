@@ -32,6 +32,7 @@ struct probe {
 	enum probe_role role;
 	const char *target;		/* "iommu:map" or a kernel function name */
 	const char *tp_name;		/* tracepoints: the name without its system */
+	char prog[48];			/* tracepoints: the handler, btf_PROG / raw_PROG */
 	int index;			/* tracepoint: enum it_tracepoint; functions: slot */
 	uint32_t call;			/* domain calls: enum it_domain_call */
 	bool optional;			/* absence is normal on some kernels/vendors */

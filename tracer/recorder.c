@@ -255,6 +255,8 @@ static void install_signals(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	/* a traced command that died before it was released must not take the recorder with it */
+	signal(SIGPIPE, SIG_IGN);
 }
 
 int recorder_run(const struct recorder_opts *o)
@@ -305,6 +307,10 @@ int recorder_run(const struct recorder_opts *o)
 		.probe_name = probe_plan_name, .probe_name_ctx = &cap.plan });
 	if (!st.writer)
 		goto cleanup;
+	if (stop_signal) {
+		end.end_reason = "signal";
+		goto finish;
+	}
 	if (have_cmd && traced_command_start(&cmd, o->command[0])) {
 		end.end_reason = "error";
 		goto finish;

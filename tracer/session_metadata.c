@@ -18,9 +18,11 @@ uint64_t session_pgsize_bitmap(const struct inventory *inv)
 		set = seen ? set & inv->iommus[i].pgsize_bitmap : inv->iommus[i].pgsize_bitmap;
 		seen = 1;
 	}
+	/* no unit says, or they share no size */
+	if (!set)
+		set = EVENT_WRITER_DEFAULT_PGSIZES;
 	/* intel_iommu=sp_off: the Intel driver advertises 4 KiB only */
-	if (set && boot_options_have_flag(inv->boot_options, inv->n_boot_options, "intel_iommu",
-					  "sp_off"))
+	if (boot_options_have_flag(inv->boot_options, inv->n_boot_options, "intel_iommu", "sp_off"))
 		set &= LEAF_4K;
 	return set;
 }
@@ -33,8 +35,6 @@ int session_metadata_collect(struct session_metadata *m, const char *root)
 	if (inventory_read(root, &m->inv))
 		return -1;
 	m->pgsize_bitmap = session_pgsize_bitmap(&m->inv);
-	if (!m->pgsize_bitmap)
-		m->pgsize_bitmap = EVENT_WRITER_DEFAULT_PGSIZES;
 	if (sysfs_path(path, sizeof(path), root, "/proc/cmdline") ||
 	    sysfs_read_text(path, m->boot_cmdline, sizeof(m->boot_cmdline)))
 		m->boot_cmdline[0] = '\0';

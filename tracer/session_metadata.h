@@ -25,7 +25,8 @@ int session_metadata_store(sqlite3 *db, int64_t sid, const struct session_metada
 			   const struct probe_plan *plan);
 void session_metadata_free(struct session_metadata *m);
 
-/* The page-size set the units share (intersection), restricted to 4 KiB by sp_off. */
+/* The page-size set the units share (intersection; EVENT_WRITER_DEFAULT_PGSIZES when no unit
+ * says or they share none), restricted to 4 KiB by intel_iommu=sp_off. */
 uint64_t session_pgsize_bitmap(const struct inventory *inv);
 
 #endif

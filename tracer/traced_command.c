@@ -36,6 +36,8 @@ int traced_command_fork(struct traced_command *cmd, char *const argv[])
 		close(exec_err[0]);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);
 		/* EOF without a byte: the recorder gave up before starting us */
 		if (read(go[0], &byte, 1) != 1)
 			_exit(127);
@@ -60,6 +62,7 @@ int traced_command_start(struct traced_command *cmd, const char *name)
 	int err = 0;
 	ssize_t n;
 
+	/* EPIPE (SIGPIPE is ignored): the child died waiting, e.g. of the user's Ctrl-C */
 	n = write(cmd->go_fd, "g", 1);
 	close(cmd->go_fd);
 	cmd->go_fd = -1;

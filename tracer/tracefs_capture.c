@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <kbuffer.h>
 #include <tracefs.h>
+#include <bpf/libbpf.h>
 #include "common/log.h"
 #include "probe_plan.h"
 #include "tep_events.h"
@@ -109,11 +110,12 @@ static size_t read_subbuf_size(struct tracefs_instance *instance)
 
 static int open_readers(struct tracefs_capture *c, char *err, size_t errlen)
 {
-	long ncpus = sysconf(_SC_NPROCESSORS_CONF);
+	/* possible CPUs: ids can have gaps (0-3,8-11), so a count of CPUs would miss some */
+	long ncpus = libbpf_num_possible_cpus();
 	char file[64];
 
 	if (ncpus < 1) {
-		snprintf(err, errlen, "cannot count the CPUs: %s", strerror(errno));
+		snprintf(err, errlen, "cannot read the possible CPUs: %s", strerror((int)-ncpus));
 		return -1;
 	}
 	c->subbuf_size = read_subbuf_size(c->instance);

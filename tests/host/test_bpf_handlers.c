@@ -200,6 +200,31 @@ static void full_ring_buffer_counts_every_loss(void **state)
 	*state = f;
 }
 
+/* A program the kernel will not load (here: tp_btf on a tracepoint this kernel lacks) is left out
+ * with its reason, and the others load. */
+static void refused_program_is_left_out(void **state)
+{
+	struct probe_plan plan;
+	struct bpf_capture *cap;
+	struct probe *p = NULL;
+	char err[256];
+
+	assert_int_equal(probe_plan_build(&plan, &(struct probe_plan_opts){ .no_functions = true },
+					  err, sizeof(err)), 0);
+	for (size_t i = 0; i < plan.count; i++)
+		if (plan.probes[i].mech == MECH_NONE)
+			p = &plan.probes[i];
+	if (!p)
+		skip();		/* every tracepoint exists here: nothing to force */
+	p->mech = MECH_TP_BTF;
+	cap = bpf_capture_load(&plan, 0, err, sizeof(err));
+	assert_non_null(cap);
+	assert_int_equal(p->mech, MECH_NONE);
+	assert_non_null(strstr(p->reason, "tp_btf program refused by the kernel"));
+	assert_true(bpf_capture_prog_fd(cap, "btf_map") >= 0);
+	bpf_capture_close(cap);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -207,6 +232,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(records_take_domain_of_current_call, setup, teardown),
 		cmocka_unit_test_setup_teardown(device_fault_and_flush_rows, setup, teardown),
 		cmocka_unit_test_teardown(full_ring_buffer_counts_every_loss, teardown),
+		cmocka_unit_test(refused_program_is_left_out),
 	};
 	char missing[96];
 

@@ -104,31 +104,45 @@ static void map_joins_observed_driver_pages(void **state)
 
 /* An interrupt's unmap on the same thread between a map's driver record and its event leaves the
  * map's record waiting; a record that waited more than a second is stored unjoined. */
+/* An interrupt runs on the thread it interrupts: its unmap, or its map of the same IOVA in another
+ * domain, between a map's driver record and its event leaves the map's record waiting for its own
+ * event; a record that waited more than a second is stored unjoined. */
 static void interleaved_calls_join_their_own_records(void **state)
 {
 	struct fixture *f = *state;
 	struct it_event dm = ev(IT_EV_DRIVER_MAP, 42, 100), du = ev(IT_EV_DRIVER_UNMAP, 42, 110);
-	struct it_event u = ev(IT_EV_UNMAP, 42, 120), m = ev(IT_EV_MAP, 42, 130);
+	struct it_event u = ev(IT_EV_UNMAP, 42, 120), irq_dm = ev(IT_EV_DRIVER_MAP, 42, 121);
+	struct it_event irq_m = ev(IT_EV_MAP, 42, 122), m = ev(IT_EV_MAP, 42, 130);
 	struct it_event old = ev(IT_EV_DRIVER_MAP, 7, 140), late = ev(IT_EV_MAP, 8, 1000000141);
 
-	dm.driver = (struct it_driver){ .iova = 0xffe80000, .paddr = 0x3f62000, .pgsize = 4096,
-					.pgcount = 128 };
-	du.driver = (struct it_driver){ .iova = 0xfff00000, .pgsize = 4096, .pgcount = 1 };
-	u.unmap = (struct it_unmap){ .iova = 0xfff00000, .size = 4096, .unmapped_size = 4096 };
-	m.map = (struct it_map){ .iova = 0xffe80000, .paddr = 0x3f62000, .size = 524288 };
+	dm.driver = (struct it_driver){ .domain = 0xa0, .iova = 0xffe80000, .paddr = 0x3f62000,
+					.pgsize = 4096, .pgcount = 128 };
+	du.driver = (struct it_driver){ .domain = 0xa0, .iova = 0xfff00000, .pgsize = 4096,
+					.pgcount = 1 };
+	u.unmap = (struct it_unmap){ .domain = 0xa0, .iova = 0xfff00000, .size = 4096,
+				     .unmapped_size = 4096 };
+	irq_dm.driver = (struct it_driver){ .domain = 0xb0, .iova = 0xffe80000, .paddr = 0x9000,
+					    .pgsize = 4096, .pgcount = 1 };
+	irq_m.map = (struct it_map){ .domain = 0xb0, .iova = 0xffe80000, .paddr = 0x9000,
+				     .size = 4096 };
+	m.map = (struct it_map){ .domain = 0xa0, .iova = 0xffe80000, .paddr = 0x3f62000,
+				 .size = 524288 };
 	old.driver = (struct it_driver){ .iova = 0x5000, .paddr = 0x6000, .pgsize = 4096,
 					 .pgcount = 1 };
 	late.map = (struct it_map){ .iova = 0x9000, .paddr = 0xa000, .size = 4096 };
 	add(f, &dm);
 	add(f, &du);
 	add(f, &u);
+	add(f, &irq_dm);
+	add(f, &irq_m);
 	add(f, &m);
 	add(f, &old);
 	add(f, &late);
-	assert_string_equal(sql_rows(f->db, "SELECT op, map_id, unmap_id, tid, pgcount, source"
-				     " FROM driver_maps ORDER BY rowid"),
-			    "unmap|NULL|1|42|1|observed;map|1|NULL|42|128|observed;"
-			    "map|NULL|NULL|7|1|observed;map|2|NULL|8|1|derived;");
+	assert_string_equal(sql_rows(f->db, "SELECT op, map_id, unmap_id, tid, domain_ptr, pgcount,"
+				     " source FROM driver_maps ORDER BY rowid"),
+			    "unmap|NULL|1|42|160|1|observed;map|1|NULL|42|176|1|observed;"
+			    "map|2|NULL|42|160|128|observed;map|NULL|NULL|7|NULL|1|observed;"
+			    "map|3|NULL|8|NULL|1|derived;");
 	assert_int_equal(event_writer_finish(f->w), 0);
 }
 
@@ -182,25 +196,31 @@ static void unmap_joins_driver_unmap(void **state)
 	struct fixture *f = *state;
 	struct it_event d = ev(IT_EV_DRIVER_UNMAP, 9, 10), u = ev(IT_EV_UNMAP, 9, 20);
 	struct it_event flush = ev(IT_EV_QI_SUBMIT, 9, 30), other = ev(IT_EV_QI_SUBMIT, 8, 40);
+	struct it_event m = ev(IT_EV_MAP, 9, 50), map_flush = ev(IT_EV_QI_SUBMIT, 9, 60);
 
 	d.h.probe_id = 7;
 	d.driver = (struct it_driver){ .domain = 0xd0, .iova = 0x1000, .pgsize = 4096,
 				       .pgcount = 2 };
 	u.unmap = (struct it_unmap){ .iova = 0x1000, .size = 8192, .unmapped_size = 8192 };
+	m.map = (struct it_map){ .iova = 0x1000, .paddr = 0x2000, .size = 4096 };
 	flush.qi.qw[0] = (1ull << 16) | 2;
 	other.qi.qw[0] = (1ull << 16) | 2;
+	map_flush.qi.qw[0] = (1ull << 16) | 2;
 	add(f, &d);
 	add(f, &u);
 	add(f, &flush);
 	add(f, &other);
+	add(f, &m);
+	add(f, &map_flush);
 	assert_int_equal(event_writer_finish(f->w), 0);
-	/* the flush on the unmapping thread follows its unmap; the other thread's does not */
-	assert_string_equal(sql_rows(f->db, "SELECT tid, after_unmap_id FROM flushes_view ORDER BY ts_ns"),
-			    "9|1;8|NULL;");
+	/* a flush follows the last map or unmap of its thread; the other thread's follows none */
+	assert_string_equal(sql_rows(f->db, "SELECT tid, after_unmap_id, after_map_id"
+				     " FROM flushes_view ORDER BY ts_ns"),
+			    "9|1|NULL;8|NULL|NULL;9|NULL|1;");
 	assert_string_equal(sql_rows(f->db, "SELECT unmap_id, iova, size_bytes, unmapped_bytes,"
 				 " domain_source FROM unmaps"), "1|4096|8192|8192|NULL;");
 	assert_string_equal(sql_rows(f->db, "SELECT op, map_id, unmap_id, domain_ptr, paddr,"
-				 " pgsize_bytes, pgcount FROM driver_maps"),
+				     " pgsize_bytes, pgcount FROM driver_maps WHERE op = 'unmap'"),
 			    "unmap|NULL|1|208|NULL|4096|2;");
 }
 

@@ -3,34 +3,59 @@
 # apt state (the host's sources stay untouched) and cached extracted, newest package first.
 # Sets KERNEL_ID, KERNEL_RELEASE, KERNEL_ROOT, KERNEL_VMLINUZ, KERNEL_MODULES for the layers.
 
+# The testbed kernels, for --help and errors.
+VM_KERNELS="6.1 6.12 7.2"
+
 # kernel_spec VERSION: the suite to read, the archives that carry its kernels as "ARCHIVE SUITE"
-# pairs (stable kernel updates arrive through the security archive first), the packages (regexes on
-# names; the newest match of each is used) and the modules the guest loads at init (dependencies
-# are resolved from modules.dep).
+# pairs (stable kernel updates arrive through the security archive first), the packages and the
+# modules the guest loads at init (dependencies are resolved from modules.dep).
+# KSPEC_PACKAGES: the first is a regex on package names whose group 1 is the kernel's ABI name
+# (e.g. 6.12.118+deb13-amd64); the newest match is used. The others (sid splits a kernel into
+# binary, modules and base packages) are names with @ABI@ standing for that ABI name, so that all
+# of them come from one upload.
 kernel_spec() {
 	case $1 in
 	6.1)
 		KSPEC_SUITE=bookworm
 		KSPEC_SOURCES="debian bookworm, debian bookworm-updates, debian-security bookworm-security"
-		KSPEC_PACKAGES='^linux-image-6\.1\.0-[0-9]+-amd64-unsigned$'
+		KSPEC_PACKAGES='^linux-image-(6\.1\.0-[0-9]+-amd64)-unsigned$'
 		# crc64-rocksoft asks the crypto API for its implementation at load; without
 		# crc64_rocksoft_generic loaded first it would call out to modprobe mid-boot.
 		KSPEC_MODULES="crc64_rocksoft_generic nvme vfio_iommu_type1 vfio-pci virtio_pci virtio_blk"
 		;;
+	6.12)
+		# trixie: one package with the kernel and its modules (.ko.xz); udmabuf is built in
+		KSPEC_SUITE=trixie
+		KSPEC_SOURCES="debian trixie, debian trixie-updates, debian-security trixie-security"
+		KSPEC_PACKAGES='^linux-image-(6\.12\.[0-9]+\+deb13(\.[0-9]+)?-amd64)-unsigned$'
+		# the CRCs (crc64-rocksoft, crc-t10dif) and virtio_pci are built in here; nvme-core
+		# needs nvme-auth
+		KSPEC_MODULES="nvme vfio_iommu_type1 vfio-pci virtio_pci virtio_blk"
+		;;
+	7.2)
+		# sid: linux-image-* is an empty metapackage; the kernel image is in linux-binary-*, the
+		# modules (.ko.xz) in linux-modules-*, modules.builtin and the like in linux-base-*
+		KSPEC_SUITE=sid
+		KSPEC_SOURCES="debian sid"
+		KSPEC_PACKAGES='^linux-binary-unsigned-(7\.2\.[0-9]+\+deb14(\.[0-9]+)?-amd64)$ linux-modules-@ABI@ linux-base-@ABI@'
+		# nvme-core needs nvme-auth and nvme-keyring; .ko.xz are unpacked for busybox insmod
+		KSPEC_MODULES="nvme vfio_iommu_type1 vfio-pci virtio_pci virtio_blk"
+		;;
 	*)
-		die "$VM_EXIT_USAGE" "kernel '$1' is not supported yet (supported: 6.1)"
+		die "$VM_EXIT_USAGE" "kernel '$1' is not supported (supported: $VM_KERNELS)"
 		;;
 	esac
 }
 
 # apt options that read and write only our own state folder for SUITE; the host's dpkg status and
-# sources stay as they are, which is what lets us read other suites than the host's.
+# sources stay as they are, which is what lets us read other suites than the host's. No source
+# package cache (srcpkgcache.bin, ~50 MB a suite): it only speeds up rebuilding pkgcache.bin.
 apt_private_opts() {
 	local state=$1
 	mkdir -p "$state/cache/archives/partial"
 	APT_OPTS=(-o "Dir::Etc::SourceList=$state/sources.list" -o Dir::Etc::SourceParts=/dev/null
 		-o "Dir::State::Lists=$state/lists" -o "Dir::Cache=$state/cache"
-		-o Dir::Cache::pkgcache=pkgcache.bin -o Dir::Cache::srcpkgcache=srcpkgcache.bin
+		-o Dir::Cache::pkgcache=pkgcache.bin -o Dir::Cache::srcpkgcache=
 		-o "APT::Sandbox::User=$(id -un)" -o Acquire::Languages=none)
 }
 
@@ -68,17 +93,23 @@ newest_package() {
 	apt-cache "${APT_OPTS[@]}" pkgnames | grep -E -- "$1" | sort -V | tail -n 1
 }
 
-# Download one package into DIR unless its .deb is already there; echo the .deb's path.
-fetch_package() {
-	local pkg=$1 dir=$2 file
+# deb_file PKG: the file name of PKG's .deb in the archive (names carry the version, so they key
+# the extracted tree without downloading anything).
+deb_file() {
+	local pkg=$1 file
 	read -r _ file _ < <(apt-get "${APT_OPTS[@]}" -qq download --print-uris "$pkg")
-	[ -n "$file" ] || die "$VM_EXIT_BROKEN" "apt cannot locate $pkg"
+	[ -n "$file" ] || die "$VM_EXIT_BROKEN" "apt cannot locate $pkg in $KSPEC_SUITE"
+	printf '%s\n' "$file"
+}
+
+# Download one package into DIR unless its .deb is already there.
+fetch_package() {
+	local pkg=$1 file=$2 dir=$3
 	if [ ! -s "$dir/$file" ]; then
 		log "downloading $file"
 		(cd "$dir" && apt-get "${APT_OPTS[@]}" -qq download "$pkg" >/dev/null) ||
 			die "$VM_EXIT_BROKEN" "apt-get download $pkg failed"
 	fi
-	printf '%s\n' "$dir/$file"
 }
 
 # Extract the packages into one tree and index its modules; done once per set of .debs.
@@ -103,39 +134,51 @@ extract_kernel() {
 }
 
 # prepare_kernel VERSION: fetch (if newer) and extract the kernel; set the KERNEL_* variables.
+# Only the extracted tree is kept: the .debs are removed once it is made.
 prepare_kernel() {
-	local version=$1 kdir debs=() regex pkg tree
+	local version=$1 kdir pkgs=() files=() regex pkg tree abi i
 	kernel_spec "$version"
 	kdir="$(vm_cache_dir)/kernels/$version"
 	mkdir -p "$kdir/debs"
 	apt_private_opts "$(vm_cache_dir)/apt/$KSPEC_SUITE"
 	apt_refresh "$(vm_cache_dir)/apt/$KSPEC_SUITE" "$KSPEC_SUITE"
-	for regex in $KSPEC_PACKAGES; do
-		pkg=$(newest_package "$regex")
-		[ -n "$pkg" ] || die "$VM_EXIT_BROKEN" "no package matching $regex in $KSPEC_SUITE"
-		debs+=("$(fetch_package "$pkg" "$kdir/debs")")
-	done
-	KERNEL_ID=$(printf '%s\n' "${debs[@]##*/}" | sha256sum | cut -c1-16)
+	# shellcheck disable=SC2086 # the list is words by design
+	set -- $KSPEC_PACKAGES
+	regex=$1; shift
+	pkg=$(newest_package "$regex")
+	[ -n "$pkg" ] || die "$VM_EXIT_BROKEN" "no package matching $regex in $KSPEC_SUITE"
+	[[ $pkg =~ $regex ]] || die "$VM_EXIT_BROKEN" "bad package regex $regex"
+	abi=${BASH_REMATCH[1]}
+	pkgs=("$pkg")
+	for pkg in "$@"; do pkgs+=("${pkg//@ABI@/$abi}"); done
+	for pkg in "${pkgs[@]}"; do files+=("$(deb_file "$pkg")"); done
+	KERNEL_ID=$(printf '%s\n' "${files[@]}" | sha256sum | cut -c1-16)
 	tree="$kdir/tree-$KERNEL_ID"
-	[ -f "$tree/release" ] || extract_kernel "$tree" "${debs[@]}"
-	prune_other_kernels "$kdir" "$tree" "${debs[@]}"
+	if [ ! -f "$tree/release" ]; then
+		for i in "${!pkgs[@]}"; do fetch_package "${pkgs[i]}" "${files[i]}" "$kdir/debs"; done
+		extract_kernel "$tree" "${files[@]/#/$kdir/debs/}"
+	fi
+	prune_other_kernels "$kdir" "$tree"
 	KERNEL_ROOT="$tree/root"
 	KERNEL_RELEASE=$(cat "$tree/release")
-	KERNEL_VMLINUZ="$KERNEL_ROOT/boot/vmlinuz-$KERNEL_RELEASE"
+	# bookworm and trixie install /boot/vmlinuz-RELEASE; sid's linux-binary* packages put it beside
+	# the modules (vmlinuz, or vmlinuz.unsigned from linux-binary-unsigned-*)
+	KERNEL_VMLINUZ=""
+	for pkg in "$KERNEL_ROOT/boot/vmlinuz-$KERNEL_RELEASE" \
+		"$KERNEL_ROOT/lib/modules/$KERNEL_RELEASE/vmlinuz" \
+		"$KERNEL_ROOT/lib/modules/$KERNEL_RELEASE/vmlinuz.unsigned"; do
+		if [ -f "$pkg" ]; then KERNEL_VMLINUZ=$pkg; break; fi
+	done
 	KERNEL_MODULES=$KSPEC_MODULES
-	[ -f "$KERNEL_VMLINUZ" ] || die "$VM_EXIT_BROKEN" "no $KERNEL_VMLINUZ in the kernel package"
-	debug "kernel $version: $KERNEL_RELEASE (${debs[*]##*/})"
+	[ -n "$KERNEL_VMLINUZ" ] || die "$VM_EXIT_BROKEN" "no vmlinuz for $KERNEL_RELEASE in ${files[*]}"
+	debug "kernel $version: $KERNEL_RELEASE (${files[*]})"
 }
 
-# An extracted kernel is ~400 MB: keep only the one in use (and its .debs) per testbed kernel.
+# An extracted kernel is 120-470 MB: keep only the one in use per testbed kernel, and no .debs.
 prune_other_kernels() {
-	local kdir=$1 keep_tree=$2; shift 2
-	local path deb keep
+	local kdir=$1 keep_tree=$2 path
 	for path in "$kdir"/tree-* "$kdir"/debs/*.deb; do
 		[ -e "$path" ] || continue
-		keep=0
-		[ "$path" = "$keep_tree" ] && keep=1
-		for deb in "$@"; do [ "$path" = "$deb" ] && keep=1; done
-		[ "$keep" = 1 ] || rm -rf "$path"
+		[ "$path" = "$keep_tree" ] || rm -rf "$path"
 	done
 }

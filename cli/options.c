@@ -1,0 +1,34 @@
+/* One-line option errors for every subcommand (see options.h). */
+#include <stdio.h>
+#include <string.h>
+#include "common/log.h"
+#include "options.h"
+
+int cli_getopt(int argc, char **argv, const char *optstring, const struct option *longopts,
+	       const char *command)
+{
+	/* getopt reports a missing argument as ':' when optstring starts with it (after a '+') */
+	char spec[64];
+	/* the argument getopt is about to read (optind 0 asks glibc for a fresh start at 1) */
+	int next = optind ? optind : 1;
+	const char *arg = next < argc ? argv[next] : "";
+	int plus = optstring[0] == '+', opt;
+
+	snprintf(spec, sizeof(spec), "%s:%s", plus ? "+" : "", optstring + plus);
+	opterr = 0;
+	opt = getopt_long(argc, argv, spec, longopts, NULL);
+	if (opt == ':') {
+		log_error("option '%s' needs an argument; see 'iommutrace %s --help'", arg, command);
+		return '?';
+	}
+	if (opt != '?')
+		return opt;
+	if (strncmp(arg, "--", 2))
+		log_error("unknown option '-%c'; see 'iommutrace %s --help'", optopt, command);
+	else if (optopt)
+		log_error("option '%.*s' takes no argument; see 'iommutrace %s --help'",
+			  (int)strcspn(arg, "="), arg, command);
+	else
+		log_error("unknown option '%s'; see 'iommutrace %s --help'", arg, command);
+	return '?';
+}

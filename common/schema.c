@@ -1,6 +1,9 @@
 /* The SQL text of the schema; see docs/schema.md for what each column means. */
 #include "schema.h"
 
+/* A nullable address column as hex text; NULL stays NULL (printf would print 0x0) */
+#define HEX(col) "CASE WHEN " col " IS NULL THEN NULL ELSE printf('0x%x', " col ") END"
+
 const char it_schema_sql[] =
 "CREATE TABLE IF NOT EXISTS meta ("
 "  key TEXT PRIMARY KEY,"
@@ -101,7 +104,7 @@ const char it_schema_sql[] =
 "  session_id INTEGER NOT NULL REFERENCES sessions,"
 "  ts_ns INTEGER NOT NULL, cpu INTEGER, pid INTEGER, tid INTEGER, comm TEXT,"
 "  domain_ptr INTEGER,"
-"  domain_source TEXT,"			/* call | group | NULL (unknown) */
+"  domain_source TEXT,"			/* driver | call | group | NULL (unknown) */
 "  iova INTEGER NOT NULL,"
 "  paddr INTEGER NOT NULL,"
 "  size_bytes INTEGER NOT NULL);"
@@ -166,16 +169,16 @@ const char it_schema_sql[] =
 "  reason TEXT NOT NULL);"		/* ringbuf-full | tracefs-overrun | ... */
 
 "CREATE VIEW IF NOT EXISTS maps_view AS SELECT map_id, session_id, ts_ns, comm, tid,"
-"  printf('0x%x', domain_ptr) AS domain, domain_source, printf('0x%x', iova) AS iova_hex,"
+"  " HEX("domain_ptr") " AS domain, domain_source, printf('0x%x', iova) AS iova_hex,"
 "  printf('0x%x', paddr) AS paddr_hex, size_bytes FROM maps;"
 
 "CREATE VIEW IF NOT EXISTS unmaps_view AS SELECT unmap_id, session_id, ts_ns, comm, tid,"
-"  printf('0x%x', domain_ptr) AS domain, domain_source, printf('0x%x', iova) AS iova_hex,"
+"  " HEX("domain_ptr") " AS domain, domain_source, printf('0x%x', iova) AS iova_hex,"
 "  size_bytes, unmapped_bytes FROM unmaps;"
 
 "CREATE VIEW IF NOT EXISTS driver_maps_view AS SELECT session_id, op, map_id, unmap_id, function,"
-"  printf('0x%x', domain_ptr) AS domain, printf('0x%x', iova) AS iova_hex,"
-"  printf('0x%x', paddr) AS paddr_hex, pgsize_bytes, pgcount, pgsize_bytes * pgcount AS bytes,"
+"  " HEX("domain_ptr") " AS domain, printf('0x%x', iova) AS iova_hex,"
+"  " HEX("paddr") " AS paddr_hex, pgsize_bytes, pgcount, pgsize_bytes * pgcount AS bytes,"
 "  source FROM driver_maps;"
 
 "CREATE VIEW IF NOT EXISTS bars_view AS SELECT session_id, bdf, bar_index,"
@@ -187,7 +190,7 @@ const char it_schema_sql[] =
  * units (emulated ones) right after iommu:map too; lazy (DMA-FQ) flushes come later from a timer
  * or worker and mostly stay unattributed (NULL). The idle tasks of all CPUs share tid 0, so
  * for them the CPU must match too. */
-"CREATE VIEW IF NOT EXISTS flushes_view AS SELECT f.*, printf('0x%x', f.addr) AS addr_hex,"
+"CREATE VIEW IF NOT EXISTS flushes_view AS SELECT f.*, " HEX("f.addr") " AS addr_hex,"
 "  (SELECT u.unmap_id FROM unmaps u WHERE u.session_id = f.session_id AND u.tid = f.tid"
 "   AND (f.tid != 0 OR u.cpu = f.cpu) AND u.ts_ns <= f.ts_ns AND u.ts_ns >= f.ts_ns - 10000000"
 "   AND NOT EXISTS (SELECT 1 FROM maps m WHERE m.session_id = f.session_id AND m.tid = f.tid"

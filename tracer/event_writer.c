@@ -344,9 +344,25 @@ static int belongs_to(const struct it_event *p, const struct it_event_header *h,
 		return 0;
 	if ((p->h.kind == IT_EV_DRIVER_UNMAP) != unmap || d->iova < iova || d->iova - iova >= size)
 		return 0;
-	if (domain && d->domain && domain != d->domain)
-		return 0;
-	return unmap || d->paddr - d->iova == paddr_delta;
+	if (unmap)
+		return !domain || !d->domain || domain == d->domain;
+	/* a map's domain may be unknown or, when an interrupt on this thread mapped in between,
+	 * another's: the driver's own domain argument is what counts (see exact_map_domain) */
+	return d->paddr - d->iova == paddr_delta;
+}
+
+/* The domain of a map as its driver record names it (the driver's first argument: exact), or 0
+ * when no observed driver record of the map is pending. */
+static uint64_t exact_map_domain(const struct event_writer *w, const struct it_event *e)
+{
+	for (size_t i = 0; i < w->npending; i++) {
+		const struct it_event *p = &w->pending[i];
+
+		if (p->h.kind == IT_EV_DRIVER_MAP && p->driver.domain &&
+		    belongs_to(p, &e->h, 0, e->map.iova, e->map.size, e->map.paddr - e->map.iova, 0))
+			return p->driver.domain;
+	}
+	return 0;
 }
 
 /* Stores the pending driver records that belong to the map or unmap (see belongs_to) with
@@ -392,26 +408,26 @@ static int add_map(struct event_writer *w, const struct it_event *e)
 {
 	sqlite3_stmt *st = w->st[ST_MAP];
 	int64_t id = w->next_map_id++;
+	uint64_t exact = exact_map_domain(w, e), domain = exact ? exact : e->map.domain;
 	long joined;
 
 	sqlite3_bind_int64(st, 1, id);
 	bind_header(w, st, 2, &e->h);
-	if (e->map.domain)
-		bind_u64(st, 8, e->map.domain);
-	itdb_bind_text(st, 9, domain_source(e->h.flags));
+	if (domain)
+		bind_u64(st, 8, domain);
+	itdb_bind_text(st, 9, exact ? "driver" : domain_source(e->h.flags));
 	bind_u64(st, 10, e->map.iova);
 	bind_u64(st, 11, e->map.paddr);
 	bind_u64(st, 12, e->map.size);
 	if (itdb_step_done(st, "insert map"))
 		return -1;
 	joined = join_pending(w, &e->h, 0, e->map.iova, e->map.size, e->map.paddr - e->map.iova, id,
-			      e->map.domain);
+			      domain);
 	if (joined < 0)
 		return -1;
 	if (joined)
 		return 0;
-	return insert_derived(w, id, &e->h, NULL, e->map.domain, e->map.iova, e->map.paddr,
-			      e->map.size);
+	return insert_derived(w, id, &e->h, NULL, domain, e->map.iova, e->map.paddr, e->map.size);
 }
 
 static int add_unmap(struct event_writer *w, const struct it_event *e)

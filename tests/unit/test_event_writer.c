@@ -92,7 +92,7 @@ static void map_joins_observed_driver_pages(void **state)
 	assert_int_equal(event_writer_finish(f->w), 0);
 	assert_string_equal(sql_rows(f->db, "SELECT map_id, ts_ns, cpu, tid, comm, domain_ptr,"
 				 " domain_source, iova, paddr, size_bytes FROM maps"),
-			    "1|200|1|42|fio|-131387344551936|call|1073741824|309495595008|1073741824;");
+			    "1|200|1|42|fio|-131387344551936|driver|1073741824|309495595008|1073741824;");
 	/* tid 43's record is stored unjoined at finish; no derived rows for map 1 */
 	assert_string_equal(sql_rows(f->db, "SELECT op, map_id, tid, function, iova, pgsize_bytes,"
 				 " pgcount, source FROM driver_maps ORDER BY tid"),
@@ -125,8 +125,10 @@ static void interleaved_calls_join_their_own_records(void **state)
 					    .pgsize = 4096, .pgcount = 1 };
 	irq_m.map = (struct it_map){ .domain = 0xb0, .iova = 0xffe80000, .paddr = 0x9000,
 				     .size = 4096 };
-	m.map = (struct it_map){ .domain = 0xa0, .iova = 0xffe80000, .paddr = 0x3f62000,
+	/* the interrupt's map call took the thread's map-call domain: the driver record's wins */
+	m.map = (struct it_map){ .domain = 0xb0, .iova = 0xffe80000, .paddr = 0x3f62000,
 				 .size = 524288 };
+	m.h.flags = IT_F_DOMAIN_FROM_CALL;
 	old.driver = (struct it_driver){ .iova = 0x5000, .paddr = 0x6000, .pgsize = 4096,
 					 .pgcount = 1 };
 	late.map = (struct it_map){ .iova = 0x9000, .paddr = 0xa000, .size = 4096 };
@@ -143,6 +145,8 @@ static void interleaved_calls_join_their_own_records(void **state)
 			    "unmap|NULL|1|42|160|1|observed;map|1|NULL|42|176|1|observed;"
 			    "map|2|NULL|42|160|128|observed;map|NULL|NULL|7|NULL|1|observed;"
 			    "map|3|NULL|8|NULL|1|derived;");
+	assert_string_equal(sql_rows(f->db, "SELECT map_id, domain, domain_source FROM maps_view"),
+			    "1|0xb0|driver;2|0xa0|driver;3|NULL|NULL;");
 	assert_int_equal(event_writer_finish(f->w), 0);
 }
 

@@ -353,7 +353,7 @@ static bool parse_qi(struct cur *c, struct it_qi *q)
 }
 
 /* "%s %s[%d] type %s did %d [0x%lx-0x%lx] addr 0x%lx pages 0x%lx mask 0x%lx": IOMMU name,
- * device[PASID], cache tag type, domain id, range, address, pages, mask. */
+ * device[PASID], cache tag type, domain id, range, address, pages, mask; 7.x prints no pages. */
 static bool parse_flush(struct cur *c, struct it_cache_tag_flush *f)
 {
 	const char *tok, *open = NULL;
@@ -374,9 +374,11 @@ static bool parse_flush(struct cur *c, struct it_cache_tag_flush *f)
 	ftrace_copy_name(f->dev_name, sizeof(f->dev_name), tok, (size_t)(open - tok));
 	if (!eat(c, " type ") || !eat_token(c, '\0', &tok, &len) || !eat(c, " did ") ||
 	    !eat_sdec(c, 0, UINT16_MAX, &did) || !eat(c, " [") || !eat_hex(c, &f->start) ||
-	    !eat(c, "-") || !eat_hex(c, &f->end) || !eat(c, "] addr ") || !eat_hex(c, &f->addr) ||
-	    !eat(c, " pages ") || !eat_hex(c, &f->pages) || !eat(c, " mask ") ||
-	    !eat_hex(c, &f->mask))
+	    !eat(c, "-") || !eat_hex(c, &f->end) || !eat(c, "] addr ") || !eat_hex(c, &f->addr))
+		return false;
+	if (eat(c, " pages ") && !eat_hex(c, &f->pages))
+		return false;
+	if (!eat(c, " mask ") || !eat_hex(c, &f->mask))
 		return false;
 	f->domain_id = (uint32_t)did;
 	return true;

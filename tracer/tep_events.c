@@ -55,6 +55,12 @@ static const char *const *fields_of(uint32_t kind)
 	}
 }
 
+/* Fields a kernel may lack: 7.x dropped cache_tag_flush_range's pages (it flushes 2^mask) */
+static bool field_optional(const char *name)
+{
+	return !strcmp(name, "pages");
+}
+
 struct known_event {
 	int id;
 	const struct ftrace_iommu_event *def;
@@ -121,7 +127,7 @@ struct tep_events *tep_events_new(struct tep_handle *tep)
 		k->complete = true;
 		for (int f = 0; names[f]; f++) {
 			k->field[f] = tep_find_field(event, names[f]);
-			if (!k->field[f]) {
+			if (!k->field[f] && !field_optional(names[f])) {
 				log_warn("%s:%s has no field '%s' here: its records will count as "
 					 "malformed", def->system, def->name, names[f]);
 				k->complete = false;
@@ -184,12 +190,15 @@ static const struct known_event *find_known(const struct tep_events *te, int id)
 	return NULL;
 }
 
-/* Reads the numeric fields of k (all but the first, for kinds whose first is a string). */
+/* Reads the numeric fields of k (all but the first, for kinds whose first is a string); an
+ * optional field the kernel lacks reads as 0. */
 static int read_numbers(const struct known_event *k, const struct tep_record *rec, int first,
 			uint64_t v[MAX_FIELDS])
 {
-	for (int i = first; i < MAX_FIELDS && k->field[i]; i++)
-		if (read_number(k->field[i], rec, &v[i]))
+	const char *const *names = fields_of(k->def->kind);
+
+	for (int i = first; i < MAX_FIELDS && names[i]; i++)
+		if (k->field[i] && read_number(k->field[i], rec, &v[i]))
 			return -1;
 	return 0;
 }

@@ -5,6 +5,7 @@
 #include "common/leaf.h"
 #include "common/log.h"
 #include "event_writer.h"
+#include "live_maps.h"
 
 #define DEFAULT_BATCH 65536
 /* Driver records wait on their thread's iommu:map/unmap; a record that waits behind this many
@@ -13,6 +14,8 @@
 #define MAX_PENDING 4096
 #define MAX_PENDING_NS 1000000000ull
 #define MAX_RUNS 64
+/* Live mappings remembered for unmaps with no driver record (about 48 bytes each) */
+#define MAX_LIVE_MAPS (1u << 20)
 
 enum stmt_id {
 	ST_MAP, ST_UNMAP, ST_DRIVER, ST_ATTACH, ST_FAULT, ST_FLUSH, ST_DOMAIN, ST_LOSS, ST_COUNT
@@ -59,6 +62,7 @@ struct event_writer {
 	/* driver records waiting for their iommu:map/unmap, oldest first */
 	struct it_event *pending;
 	size_t npending;
+	struct live_maps *live;
 	/* domain -> page sizes, open addressing, power-of-two capacity */
 	struct domain_entry *domains;
 	size_t ndomains, domain_cap;
@@ -100,7 +104,8 @@ struct event_writer *event_writer_new(sqlite3 *db, int64_t session_id,
 	w->pending = calloc(MAX_PENDING, sizeof(*w->pending));
 	w->domain_cap = 64;
 	w->domains = calloc(w->domain_cap, sizeof(*w->domains));
-	if (!w->pending || !w->domains)
+	w->live = live_maps_new(MAX_LIVE_MAPS);
+	if (!w->pending || !w->domains || !w->live)
 		goto fail;
 	return w;
 fail:
@@ -119,6 +124,7 @@ void event_writer_free(struct event_writer *w)
 		sqlite3_finalize(w->st[i]);
 	free(w->pending);
 	free(w->domains);
+	live_maps_free(w->live);
 	free(w);
 }
 
@@ -278,7 +284,8 @@ static int insert_driver_row(struct event_writer *w, const char *op, int64_t own
 	if (domain)
 		bind_u64(st, 9, domain);
 	bind_u64(st, 10, iova);
-	if (is_map)
+	/* an unmap's physical pages are known only when derived from the live mappings */
+	if (is_map || source[0] == 'd')
 		bind_u64(st, 11, paddr);
 	bind_u64(st, 12, pgsize);
 	bind_u64(st, 13, pgcount);
@@ -286,10 +293,11 @@ static int insert_driver_row(struct event_writer *w, const char *op, int64_t own
 	return itdb_step_done(st, "insert driver page record");
 }
 
-/* The leaf rule's pages for a mapping, as source='derived' rows. */
-static int insert_derived(struct event_writer *w, int64_t map_id, const struct it_event_header *h,
-			  const char *function, uint64_t domain, uint64_t iova, uint64_t paddr,
-			  uint64_t size)
+/* The leaf rule's pages for a mapping (op "map") or what an unmap took away (op "unmap"), as
+ * source='derived' rows of map or unmap owner_id. */
+static int insert_derived(struct event_writer *w, const char *op, int64_t owner_id,
+			  const struct it_event_header *h, const char *function, uint64_t domain,
+			  uint64_t iova, uint64_t paddr, uint64_t size)
 {
 	struct leaf_run runs[MAX_RUNS];
 	long n = leaf_pages(iova, paddr, size, domain_pgsizes(w, domain), runs, MAX_RUNS);
@@ -300,7 +308,7 @@ static int insert_derived(struct event_writer *w, int64_t map_id, const struct i
 	if (n > MAX_RUNS)
 		n = MAX_RUNS;
 	for (long i = 0; i < n; i++)
-		if (insert_driver_row(w, "map", map_id, h, function, domain, runs[i].iova,
+		if (insert_driver_row(w, op, owner_id, h, function, domain, runs[i].iova,
 				      runs[i].paddr, runs[i].pgsize, runs[i].pgcount, "derived"))
 			return -1;
 	return 0;
@@ -321,7 +329,8 @@ static int store_pending(struct event_writer *w, const struct it_event *p, int64
 		return insert_driver_row(w, "unmap", owner_id, &p->h, fn, domain, d->iova, 0,
 					 d->pgsize, d->pgcount, "observed");
 	default: /* IT_EV_DRIVER_MAP_RANGE: the leaf is chosen inside the driver */
-		return insert_derived(w, owner_id, &p->h, fn, domain, d->iova, d->paddr, d->len);
+		return insert_derived(w, "map", owner_id, &p->h, fn, domain, d->iova, d->paddr,
+				      d->len);
 	}
 }
 
@@ -425,15 +434,37 @@ static int add_map(struct event_writer *w, const struct it_event *e)
 			      domain);
 	if (joined < 0)
 		return -1;
-	if (joined)
+	if (!joined && insert_derived(w, "map", id, &e->h, NULL, domain, e->map.iova, e->map.paddr,
+				      e->map.size))
+		return -1;
+	return live_maps_add(w->live, &(struct live_map){ domain, e->map.iova, e->map.paddr,
+							  e->map.size }) < 0 ? -1 : 0;
+}
+
+struct unmap_ctx {
+	struct event_writer *w;
+	const struct it_event *e;
+	int64_t unmap_id;
+	int derive;
+};
+
+/* A piece of live mapping an unmap took away: its pages, derived, when no driver record said. */
+static int unmapped_piece(const struct live_map *piece, void *ctx)
+{
+	struct unmap_ctx *u = ctx;
+
+	if (!u->derive)
 		return 0;
-	return insert_derived(w, id, &e->h, NULL, domain, e->map.iova, e->map.paddr, e->map.size);
+	return insert_derived(u->w, "unmap", u->unmap_id, &u->e->h, NULL, piece->domain,
+			      piece->iova, piece->paddr, piece->size);
 }
 
 static int add_unmap(struct event_writer *w, const struct it_event *e)
 {
 	sqlite3_stmt *st = w->st[ST_UNMAP];
 	int64_t id = w->next_unmap_id++;
+	struct unmap_ctx u;
+	long joined;
 
 	sqlite3_bind_int64(st, 1, id);
 	bind_header(w, st, 2, &e->h);
@@ -445,8 +476,12 @@ static int add_unmap(struct event_writer *w, const struct it_event *e)
 	bind_u64(st, 12, e->unmap.unmapped_size);
 	if (itdb_step_done(st, "insert unmap"))
 		return -1;
-	return join_pending(w, &e->h, 1, e->unmap.iova, e->unmap.size, 0, id,
-			    e->unmap.domain) < 0 ? -1 : 0;
+	joined = join_pending(w, &e->h, 1, e->unmap.iova, e->unmap.size, 0, id, e->unmap.domain);
+	if (joined < 0)
+		return -1;
+	u = (struct unmap_ctx){ w, e, id, !joined };
+	return live_maps_remove(w->live, e->unmap.domain, e->unmap.iova, e->unmap.unmapped_size,
+				unmapped_piece, &u) < 0 ? -1 : 0;
 }
 
 static int add_device(struct event_writer *w, const struct it_event *e)

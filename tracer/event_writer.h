@@ -5,7 +5,9 @@
  * the iommu:map/unmap event of the call it belongs to; it is held until that event arrives and
  * stored with its map_id/unmap_id. A map that arrives with no observed driver pages gets the leaf
  * rule's pages as source='derived', right then (the domain's page-size set when known, else the
- * fallback set).
+ * fallback set). An unmap with no driver record gets, as source='derived', the pages of the live
+ * mappings it took away (tracer/live_maps.h; at most 2^20 live mappings are remembered, about
+ * 48 bytes each, so the writer's memory stays bounded).
  *
  * Not thread-safe: one writer per capture thread. */
 #ifndef IOMMUTRACE_EVENT_WRITER_H

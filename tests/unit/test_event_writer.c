@@ -178,6 +178,45 @@ static void map_without_driver_record_gets_derived_pages(void **state)
 			    "1|2097152|512|derived;2|2097152|1|derived;2|1073741824|1|derived;");
 }
 
+/* With no driver unmap record (7.1+ kernels have no unmap_pages to probe), an unmap's pages are
+ * those of the live mappings it takes away: whole ones (a scatterlist mapped in pieces and
+ * unmapped at once), or the front of one whose rest stays mapped. */
+static void unmap_without_driver_record_derives_from_live_maps(void **state)
+{
+	struct fixture *f = *state;
+	struct it_event m1 = ev(IT_EV_MAP, 1, 10), m2 = ev(IT_EV_MAP, 1, 11);
+	struct it_event m3 = ev(IT_EV_MAP, 1, 12), u1 = ev(IT_EV_UNMAP, 1, 20);
+	struct it_event u2 = ev(IT_EV_UNMAP, 1, 21), u3 = ev(IT_EV_UNMAP, 1, 22);
+	struct it_event u4 = ev(IT_EV_UNMAP, 1, 23);
+
+	m1.map = (struct it_map){ .domain = 0xd0, .iova = 0x100000, .paddr = 0x7000, .size = 4096 };
+	m2.map = (struct it_map){ .domain = 0xd0, .iova = 0x101000, .paddr = 0x9000, .size = 8192 };
+	m3.map = (struct it_map){ .domain = 0xd0, .iova = 0x40000000, .paddr = 0x80000000ull,
+				  .size = 4 << 20 };
+	u1.unmap = (struct it_unmap){ .domain = 0xd0, .iova = 0x100000, .size = 12288,
+				      .unmapped_size = 12288 };
+	u2.unmap = (struct it_unmap){ .domain = 0xd0, .iova = 0x40000000, .size = 2 << 20,
+				      .unmapped_size = 2 << 20 };
+	u3.unmap = (struct it_unmap){ .domain = 0xd0, .iova = 0x40200000, .size = 2 << 20,
+				      .unmapped_size = 2 << 20 };
+	/* nothing mapped there (any more): nothing derived */
+	u4.unmap = (struct it_unmap){ .domain = 0xd0, .iova = 0x100000, .size = 4096,
+				      .unmapped_size = 4096 };
+	add(f, &m1);
+	add(f, &m2);
+	add(f, &m3);
+	add(f, &u1);
+	add(f, &u2);
+	add(f, &u3);
+	add(f, &u4);
+	assert_int_equal(event_writer_finish(f->w), 0);
+	assert_string_equal(sql_rows(f->db, "SELECT unmap_id, iova_hex, paddr_hex, pgsize_bytes,"
+				     " pgcount, source FROM driver_maps_view WHERE op = 'unmap'"),
+			    "1|0x100000|0x7000|4096|1|derived;1|0x101000|0x9000|4096|2|derived;"
+			    "2|0x40000000|0x80000000|2097152|1|derived;"
+			    "3|0x40200000|0x80200000|2097152|1|derived;");
+}
+
 static void map_range_is_derived_with_its_function(void **state)
 {
 	struct fixture *f = *state;
@@ -358,6 +397,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(interleaved_calls_join_their_own_records, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(map_without_driver_record_gets_derived_pages,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(unmap_without_driver_record_derives_from_live_maps,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(map_range_is_derived_with_its_function, setup,
 						teardown),

@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include "array.h"
 #include "boot_options.h"
 #include "log.h"
 #include "sysfs_file.h"
@@ -50,8 +51,6 @@ static int append_option(struct boot_option **opts, size_t *n, const char *name,
 {
 	struct boot_option *grown, opt = { NULL, NULL };
 
-	if (*n >= SIZE_MAX / sizeof(**opts) - 1)
-		goto nomem;
 	opt.name = strndup(name, name_len);
 	if (!opt.name)
 		goto nomem;
@@ -60,7 +59,7 @@ static int append_option(struct boot_option **opts, size_t *n, const char *name,
 		if (!opt.value)
 			goto nomem;
 	}
-	grown = realloc(*opts, (*n + 1) * sizeof(**opts));
+	grown = array_grow(*opts, *n, sizeof(**opts));
 	if (!grown)
 		goto nomem;
 	grown[*n] = opt;

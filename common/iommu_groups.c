@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "iommu_groups.h"
+#include "array.h"
 #include "log.h"
 
 static void read_type(const char *groups_dir, struct iommu_group *g)
@@ -61,9 +62,7 @@ static int add_group(const char *groups_dir, const char *name, void *ctx)
 		log_warn("%s: skipping an entry that is not a group number", groups_dir);
 		return 0;
 	}
-	if (list->n >= SIZE_MAX / sizeof(*grown) - 1)
-		return -1;
-	grown = realloc(list->items, (list->n + 1) * sizeof(*grown));
+	grown = array_grow(list->items, list->n, sizeof(*grown));
 	if (!grown)
 		return -1;
 	list->items = grown;

@@ -7,6 +7,7 @@
 #include "amd_cap.h"
 #include "intel_cap.h"
 #include "iommu_units.h"
+#include "array.h"
 #include "log.h"
 
 const char *iommu_vendor_name(enum iommu_vendor vendor)
@@ -218,9 +219,7 @@ static int add_unit(const char *class_dir, const char *name, void *ctx)
 		log_warn("%s: skipping an entry with an unexpected name", class_dir);
 		return 0;
 	}
-	if (list->n >= SIZE_MAX / sizeof(*grown) - 1)
-		return -1;
-	grown = realloc(list->items, (list->n + 1) * sizeof(*grown));
+	grown = array_grow(list->items, list->n, sizeof(*grown));
 	if (!grown)
 		return -1;
 	list->items = grown;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "array.h"
 #include "log.h"
 #include "parse.h"
 #include "pci_inventory.h"
@@ -244,9 +245,7 @@ static int add_device(const char *devices_dir, const char *name, void *ctx)
 		log_warn("%s: skipping an entry that is not a dddd:bb:dd.f address", devices_dir);
 		return 0;
 	}
-	if (list->n >= SIZE_MAX / sizeof(*grown) - 1)
-		return -1;
-	grown = realloc(list->items, (list->n + 1) * sizeof(*grown));
+	grown = array_grow(list->items, list->n, sizeof(*grown));
 	if (!grown)
 		return -1;
 	list->items = grown;

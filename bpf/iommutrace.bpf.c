@@ -142,7 +142,9 @@ static __always_inline int on_domain_call(__u64 domain, __u32 slot)
 		return 0;
 	key = domain_call_key(domain_slot_call[slot]);
 	bpf_map_update_elem(&domain_by_call, &key, &domain, BPF_ANY);
-	if (domain)
+	/* not at attach: a new domain's page sizes are final only once it is attached (the VT-d
+	 * driver sets them from the IOMMU the first device sits behind) */
+	if (domain && domain_slot_call[slot] != IT_CALL_ATTACH)
 		report_domain(domain, domain_slot_probe[slot]);
 	return 0;
 }

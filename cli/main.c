@@ -14,6 +14,7 @@ static const struct command {
 	{ "record", cmd_record, "trace IOMMU mappings into a database (eBPF, or tracefs as fallback)" },
 	{ "devices", cmd_devices, "show PCI devices, IOMMU groups, BARs and IOMMU capabilities" },
 	{ "import", cmd_import, "read a trace-cmd trace.dat or ftrace text file into a database" },
+	{ "map", cmd_map, "map a buffer into a device's IOMMU domain through VFIO (recording with -o)" },
 };
 
 static void usage(FILE *f)

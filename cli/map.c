@@ -1,0 +1,297 @@
+/* `iommutrace map`: binds a device to vfio-pci, maps a buffer into its domain through VFIO type1,
+ * unmaps, and puts the device back, on every exit path. With -o it runs itself under the
+ * recorder (tracer/recorder.h), so the database holds exactly this command's mappings. */
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "common/exit_codes.h"
+#include "common/human_size.h"
+#include "common/leaf.h"
+#include "common/log.h"
+#include "common/parse.h"
+#include "probes/buffers.h"
+#include "probes/device_binding.h"
+#include "probes/vfio_type1.h"
+#include "tracer/recorder.h"
+#include "commands.h"
+#include "options.h"
+
+/* Below the x86 MSI window at 0xfee00000, which type1 reserves in every domain. */
+#define DEFAULT_IOVA LEAF_1G
+#define DEFAULT_IOVA_HIGH (4ull << 30)
+#define MSI_WINDOW_START 0xfee00000ull
+
+struct map_opts {
+	char device[13];
+	const char *buffer_arg, *size_arg, *offset_arg, *iova_arg, *repeat_arg;
+	struct buffer_spec buffer;
+	uint64_t size, offset, iova, repeat;
+	bool iova_given, hold, force;
+	const char *db_path;
+};
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: iommutrace map --device BDF --buffer KIND --size SIZE [--offset SIZE] [--iova ADDR]\n"
+"                      [--hold] [--repeat N] [-o FILE.db] [--force]\n"
+"\n"
+"Maps a buffer into the IOMMU domain of a device as user-space drivers do: binds the device to\n"
+"vfio-pci, puts its IOMMU group in a VFIO type1 container, VFIO_IOMMU_MAP_DMA, then unmaps and\n"
+"puts the device back on its original driver (also on errors and SIGINT/SIGTERM/SIGHUP).\n"
+"Prints one line per mapping: iova, vaddr, size, buffer, and for a BAR its start and offset.\n"
+"\n"
+"  -d, --device BDF      the device whose domain receives the mapping\n"
+"  -b, --buffer KIND     anon (huge pages refused), thp, hugetlb2m, hugetlb1g, memfd, or\n"
+"                        bar:BDF/INDEX (a window of that device's BAR through its vfio mmap;\n"
+"                        the device is bound to vfio-pci too)\n"
+"  -s, --size SIZE       bytes to map (K/M/G suffixes or hex); a multiple of the buffer's pages\n"
+"      --offset SIZE     bar: the window's offset into the BAR (default 0)\n"
+"      --iova ADDR       IOVA of the mapping (default 1 GiB, or 4 GiB when the range would reach\n"
+"                        0xfee00000: aligned to the largest page the buffer allows)\n"
+"      --hold            keep the mapping until SIGINT/SIGTERM/SIGHUP\n"
+"      --repeat N        map and unmap N times (default 1)\n"
+"  -o, --output FILE     record while mapping into a new database (as 'iommutrace record -o\n"
+"                        FILE -- iommutrace map ...')\n"
+"  -f, --force           take a device whose block devices are mounted or held\n"
+"  -v, --verbose         debug messages\n"
+"  -h, --help            this text\n"
+"\n"
+"Needs root (sysfs binding, VFIO). exit status: 0 ok, 1 failure, 2 bad usage,\n"
+"3 BPF load/attach failed (-o), 4 missing privilege (-o)\n");
+}
+
+static int parse_args(int argc, char **argv, struct map_opts *o)
+{
+	static const struct option long_opts[] = {
+		{ "device", required_argument, NULL, 'd' },
+		{ "buffer", required_argument, NULL, 'b' },
+		{ "size", required_argument, NULL, 's' },
+		{ "offset", required_argument, NULL, 'O' },
+		{ "iova", required_argument, NULL, 'i' },
+		{ "hold", no_argument, NULL, 'H' },
+		{ "repeat", required_argument, NULL, 'r' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{},
+	};
+	const char *device = NULL;
+	int opt;
+
+	o->repeat = 1;
+	while ((opt = cli_getopt(argc, argv, "d:b:s:o:fvh", long_opts, "map")) != -1) {
+		switch (opt) {
+		case 'd': device = optarg; break;
+		case 'b': o->buffer_arg = optarg; break;
+		case 's': o->size_arg = optarg; break;
+		case 'O': o->offset_arg = optarg; break;
+		case 'i': o->iova_arg = optarg; break;
+		case 'H': o->hold = true; break;
+		case 'r': o->repeat_arg = optarg; break;
+		case 'o': o->db_path = optarg; break;
+		case 'f': o->force = true; break;
+		case 'v': log_verbose++; break;
+		case 'h': usage(stdout); return 1;
+		default: return -1;
+		}
+	}
+	if (optind < argc) {
+		log_error("unexpected argument '%s'; see 'iommutrace map --help'", argv[optind]);
+		return -1;
+	}
+	if (!device || !o->buffer_arg || !o->size_arg) {
+		log_error("map needs --device, --buffer and --size; see 'iommutrace map --help'");
+		return -1;
+	}
+	if (parse_bdf(device, o->device)) {
+		log_error("bad PCI address '%s': give DDDD:BB:DD.F, e.g. 0000:00:05.0", device);
+		return -1;
+	}
+	if (buffer_parse(o->buffer_arg, &o->buffer)) {
+		log_error("bad buffer '%s': give anon, thp, hugetlb2m, hugetlb1g, memfd or "
+			  "bar:BDF/INDEX (INDEX 0-5)", o->buffer_arg);
+		return -1;
+	}
+	return 0;
+}
+
+/* Sizes, offset, IOVA and repeat count, checked before anything is bound. */
+static int check_numbers(struct map_opts *o)
+{
+	uint64_t granule = buffer_granule(o->buffer.kind);
+	char g[HUMAN_SIZE_LEN];
+
+	if (parse_size(o->size_arg, &o->size) || !o->size) {
+		log_error("bad size '%s': give bytes with K/M/G suffixes or hex, e.g. 1G", o->size_arg);
+		return -1;
+	}
+	if (o->size % granule) {
+		log_error("size %s is not a multiple of the %s buffer's %s pages", o->size_arg,
+			  buffer_kind_name(o->buffer.kind), human_size(granule, g));
+		return -1;
+	}
+	if (o->offset_arg && (o->buffer.kind != BUF_BAR || parse_size(o->offset_arg, &o->offset) ||
+			      o->offset % LEAF_4K)) {
+		log_error("bad offset '%s': only for bar buffers, a multiple of 4 KiB", o->offset_arg);
+		return -1;
+	}
+	if (o->iova_arg && (parse_u64(o->iova_arg, &o->iova) || o->iova % LEAF_4K)) {
+		log_error("bad IOVA '%s': give a multiple of 4 KiB, e.g. 0x40000000", o->iova_arg);
+		return -1;
+	}
+	o->iova_given = o->iova_arg != NULL;
+	if (o->repeat_arg && (parse_u64(o->repeat_arg, &o->repeat) || !o->repeat)) {
+		log_error("bad repeat count '%s': give a number >= 1", o->repeat_arg);
+		return -1;
+	}
+	return 0;
+}
+
+/* -o: this same command without -o, run by the recorder. */
+static int run_recorded(const struct map_opts *o)
+{
+	char exe[PATH_MAX], device[16], *argv[24];
+	struct recorder_opts r = { .db_path = o->db_path, .sysfs_root = "/", .command = argv };
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	int i = 0;
+
+	if (n < 0) {
+		log_error("cannot find this program's path in /proc/self/exe");
+		return IT_EXIT_FAILURE;
+	}
+	exe[n] = '\0';
+	snprintf(device, sizeof(device), "%s", o->device);
+	argv[i++] = exe;
+	if (log_verbose)
+		argv[i++] = "-v";
+	argv[i++] = "map";
+	argv[i++] = "--device"; argv[i++] = device;
+	argv[i++] = "--buffer"; argv[i++] = (char *)o->buffer_arg;
+	argv[i++] = "--size"; argv[i++] = (char *)o->size_arg;
+	if (o->offset_arg) { argv[i++] = "--offset"; argv[i++] = (char *)o->offset_arg; }
+	if (o->iova_arg) { argv[i++] = "--iova"; argv[i++] = (char *)o->iova_arg; }
+	if (o->repeat_arg) { argv[i++] = "--repeat"; argv[i++] = (char *)o->repeat_arg; }
+	if (o->hold)
+		argv[i++] = "--hold";
+	if (o->force)
+		argv[i++] = "--force";
+	argv[i] = NULL;
+	return recorder_run(&r);
+}
+
+static void catch_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };	/* no SA_RESTART: waits end */
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+static void wait_for_signal(void)
+{
+	sigset_t block, old;
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	while (!stop_signal)
+		sigsuspend(&old);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+static uint64_t default_iova(uint64_t size)
+{
+	return DEFAULT_IOVA + size > MSI_WINDOW_START ? DEFAULT_IOVA_HIGH : DEFAULT_IOVA;
+}
+
+static void print_mapping(const struct map_opts *o, const struct buffer *b)
+{
+	char s[HUMAN_SIZE_LEN];
+
+	printf("mapped iova=%#llx vaddr=%p size=%#llx (%s) device=%s buffer=%s",
+	       (unsigned long long)o->iova, b->vaddr, (unsigned long long)b->size,
+	       human_size(b->size, s), o->device, o->buffer_arg);
+	if (b->spec.kind == BUF_BAR)
+		printf(" bar_start=%#llx bar_offset=%#llx paddr=%#llx",
+		       (unsigned long long)b->bar_start, (unsigned long long)b->bar_offset,
+		       (unsigned long long)(b->bar_start + b->bar_offset));
+	printf(" align=%#llx\n", (unsigned long long)b->align);
+	fflush(stdout);
+}
+
+/* Map, (hold,) unmap, repeat times; stops early on a signal. */
+static int map_loop(const struct map_opts *o, struct vfio_type1 *v, struct buffer *b)
+{
+	for (uint64_t i = 0; i < o->repeat && !stop_signal; i++) {
+		if (vfio_type1_map(v, b->vaddr, o->iova, b->size))
+			return -1;
+		if (i == 0)
+			print_mapping(o, b);
+		if (o->hold)
+			wait_for_signal();
+		if (vfio_type1_unmap(v, o->iova, b->size))
+			return -1;
+	}
+	return 0;
+}
+
+static int run_map(struct map_opts *o)
+{
+	struct device_binding dev = { 0 }, bar_dev = { 0 };
+	struct vfio_type1 v = VFIO_TYPE1_INIT;
+	struct buffer b = BUFFER_INIT;
+	bool other_bar = o->buffer.kind == BUF_BAR && strcmp(o->buffer.bar_bdf, o->device);
+	int ret = IT_EXIT_FAILURE;
+
+	catch_signals();
+	if (device_bind_vfio(&dev, o->device, o->force) ||
+	    (other_bar && device_bind_vfio(&bar_dev, o->buffer.bar_bdf, o->force)) ||
+	    stop_signal || vfio_type1_open(&v) || vfio_type1_add_device_group(&v, o->device) ||
+	    (other_bar && vfio_type1_add_device_group(&v, o->buffer.bar_bdf)) || stop_signal ||
+	    buffer_create(&b, &o->buffer, o->size, o->offset, &v))
+		goto cleanup;
+	if (!o->iova_given)
+		o->iova = default_iova(o->size);
+	/* with --hold a signal is how the run ends; otherwise it cut the run short */
+	if (!stop_signal && !map_loop(o, &v, &b) && (!stop_signal || o->hold))
+		ret = IT_EXIT_OK;
+cleanup:
+	buffer_destroy(&b);
+	vfio_type1_close(&v);
+	if (device_restore(&bar_dev) || device_restore(&dev))
+		ret = IT_EXIT_FAILURE;
+	if (stop_signal)
+		log_info("stopped by signal %d; devices restored", (int)stop_signal);
+	return ret;
+}
+
+int cmd_map(int argc, char **argv)
+{
+	struct map_opts o = { 0 };
+	int rc = parse_args(argc, argv, &o);
+
+	if (rc)
+		return rc > 0 ? IT_EXIT_OK : IT_EXIT_USAGE;
+	if (check_numbers(&o))
+		return IT_EXIT_USAGE;
+	if (o.db_path)
+		return run_recorded(&o);
+	return run_map(&o);
+}

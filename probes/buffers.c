@@ -1,0 +1,180 @@
+/* Allocating the harness's buffers (see buffers.h). */
+#include <errno.h>
+#include <linux/mman.h>
+#include <linux/vfio.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "common/leaf.h"
+#include "common/log.h"
+#include "common/parse.h"
+#include "buffers.h"
+
+static const char *const kind_names[] = {
+	[BUF_ANON] = "anon", [BUF_THP] = "thp", [BUF_HUGETLB2M] = "hugetlb2m",
+	[BUF_HUGETLB1G] = "hugetlb1g", [BUF_MEMFD] = "memfd", [BUF_BAR] = "bar",
+};
+
+const char *buffer_kind_name(enum buffer_kind kind)
+{
+	return kind_names[kind];
+}
+
+uint64_t buffer_granule(enum buffer_kind kind)
+{
+	return kind == BUF_HUGETLB2M ? LEAF_2M : kind == BUF_HUGETLB1G ? LEAF_1G : LEAF_4K;
+}
+
+int buffer_parse(const char *s, struct buffer_spec *out)
+{
+	const char *slash;
+	char bdf[32];
+	uint64_t index;
+
+	memset(out, 0, sizeof(*out));
+	for (size_t k = 0; k < sizeof(kind_names) / sizeof(kind_names[0]); k++) {
+		if (k != BUF_BAR && !strcmp(s, kind_names[k])) {
+			out->kind = k;
+			return 0;
+		}
+	}
+	slash = strrchr(s, '/');
+	if (strncmp(s, "bar:", 4) || !slash || (size_t)(slash - s - 4) >= sizeof(bdf))
+		return -1;
+	snprintf(bdf, sizeof(bdf), "%.*s", (int)(slash - s - 4), s + 4);
+	if (parse_bdf(bdf, out->bar_bdf) || parse_u64(slash + 1, &index) || index > 5)
+		return -1;
+	out->kind = BUF_BAR;
+	out->bar_index = index;
+	return 0;
+}
+
+static int read_bar_start(const char *bdf, unsigned index, uint64_t *start)
+{
+	char path[96], line[128];
+	unsigned long long s;
+	FILE *f;
+	int rc = -1;
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/resource", bdf);
+	f = fopen(path, "re");
+	if (!f) {
+		log_error("reading %s: %s", path, strerror(errno));
+		return -1;
+	}
+	for (unsigned i = 0; fgets(line, sizeof(line), f); i++) {
+		if (i == index && sscanf(line, "%llx", &s) == 1 && s) {
+			*start = s;
+			rc = 0;
+			break;
+		}
+	}
+	fclose(f);
+	if (rc)
+		log_error("%s has no BAR %u", bdf, index);
+	return rc;
+}
+
+static uint64_t align_of(uint64_t addr)
+{
+	uint64_t align = addr ? addr & -addr : LEAF_1G;
+
+	return align >= LEAF_1G ? LEAF_1G : align >= LEAF_2M ? LEAF_2M : LEAF_4K;
+}
+
+static int create_bar(struct buffer *b, struct vfio_type1 *v)
+{
+	uint64_t region_size;
+
+	if (read_bar_start(b->spec.bar_bdf, b->spec.bar_index, &b->bar_start))
+		return -1;
+	b->fd = vfio_type1_device_fd(v, b->spec.bar_bdf);
+	if (b->fd < 0)
+		return -1;
+	b->vaddr = vfio_type1_mmap_region(b->fd, VFIO_PCI_BAR0_REGION_INDEX + b->spec.bar_index,
+					  b->bar_offset, b->size, &region_size);
+	if (!b->vaddr)
+		return -1;
+	b->map_base = b->vaddr;
+	b->map_len = b->size;
+	b->align = align_of(b->bar_start + b->bar_offset);
+	return 0;
+}
+
+/* Anonymous, THP or hugetlb memory; THP is over-allocated to start on a 2 MiB boundary. */
+static int create_anon(struct buffer *b)
+{
+	int flags = MAP_PRIVATE | MAP_ANONYMOUS;
+	uint64_t extra = b->spec.kind == BUF_THP ? LEAF_2M : 0;
+	uintptr_t start;
+
+	if (b->spec.kind == BUF_HUGETLB2M)
+		flags |= MAP_HUGETLB | MAP_HUGE_2MB;
+	else if (b->spec.kind == BUF_HUGETLB1G)
+		flags |= MAP_HUGETLB | MAP_HUGE_1GB;
+	b->map_len = b->size + extra;
+	b->map_base = mmap(NULL, b->map_len, PROT_READ | PROT_WRITE, flags, -1, 0);
+	if (b->map_base == MAP_FAILED) {
+		b->map_base = NULL;
+		if (flags & MAP_HUGETLB)
+			log_error("no %s of %#llx bytes: %s (reserve huge pages in /proc/sys/vm/nr_hugepages "
+				  "or /sys/kernel/mm/hugepages)", kind_names[b->spec.kind],
+				  (unsigned long long)b->size, strerror(errno));
+		else
+			log_error("mmap of %#llx bytes: %s", (unsigned long long)b->size, strerror(errno));
+		return -1;
+	}
+	start = ((uintptr_t)b->map_base + extra - 1) & ~(uintptr_t)(extra ? extra - 1 : 0);
+	b->vaddr = (void *)(extra ? start : (uintptr_t)b->map_base);
+	if (b->spec.kind == BUF_ANON || b->spec.kind == BUF_THP)
+		madvise(b->vaddr, b->size, b->spec.kind == BUF_THP ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+	b->align = buffer_granule(b->spec.kind == BUF_THP ? BUF_HUGETLB2M : b->spec.kind);
+	return 0;
+}
+
+static int create_memfd(struct buffer *b)
+{
+	b->fd = memfd_create("iommutrace-map", MFD_CLOEXEC);
+	if (b->fd < 0 || ftruncate(b->fd, b->size)) {
+		log_error("memfd of %#llx bytes: %s", (unsigned long long)b->size, strerror(errno));
+		return -1;
+	}
+	b->map_len = b->size;
+	b->map_base = mmap(NULL, b->size, PROT_READ | PROT_WRITE, MAP_SHARED, b->fd, 0);
+	if (b->map_base == MAP_FAILED) {
+		b->map_base = NULL;
+		log_error("mmap of the memfd: %s", strerror(errno));
+		return -1;
+	}
+	b->vaddr = b->map_base;
+	b->align = LEAF_4K;
+	return 0;
+}
+
+int buffer_create(struct buffer *b, const struct buffer_spec *spec, uint64_t size,
+		  uint64_t offset, struct vfio_type1 *v)
+{
+	int rc;
+
+	b->spec = *spec;
+	b->size = size;
+	b->bar_offset = offset;
+	if (spec->kind == BUF_BAR)
+		return create_bar(b, v);
+	rc = spec->kind == BUF_MEMFD ? create_memfd(b) : create_anon(b);
+	if (!rc)
+		memset(b->vaddr, 0, size);	/* back it now, so the mapping pins what it will be */
+	return rc;
+}
+
+void buffer_destroy(struct buffer *b)
+{
+	if (b->map_base)
+		munmap(b->map_base, b->map_len);
+	if (b->fd >= 0)
+		close(b->fd);
+	b->map_base = NULL;
+	b->fd = -1;
+}

@@ -1,0 +1,200 @@
+/* Binding to vfio-pci through sysfs and restoring the original driver (see device_binding.h). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "common/log.h"
+#include "device_binding.h"
+
+#define VFIO_PCI "vfio-pci"
+
+static int write_sysfs(const char *path, const char *value)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), rc = 0;
+
+	if (fd < 0 || write(fd, value, strlen(value)) < 0) {
+		log_error("writing '%s' to %s: %s", value, path, strerror(errno));
+		rc = -1;
+	}
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+static void current_driver(const char *bdf, char *out, size_t len)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver", bdf);
+	if (sysfs_link_name(path, out, len))
+		out[0] = '\0';
+}
+
+static bool dir_has_entries(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	bool found = false;
+
+	if (!d)
+		return false;
+	while (!found && (e = readdir(d)))
+		found = e->d_name[0] != '.';
+	closedir(d);
+	return found;
+}
+
+static bool dev_is_mounted(const char *majmin)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char line[4096], field[32];
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "%*s %*s %31s", field) == 1 && !strcmp(field, majmin);
+	fclose(f);
+	return found;
+}
+
+/* A block device (disk or partition) directory under /sys/block: held or mounted? */
+static bool block_in_use(const char *dir, const char *name, const char *bdf)
+{
+	char path[PATH_MAX], majmin[32];
+
+	snprintf(path, sizeof(path), "%s/holders", dir);
+	if (dir_has_entries(path)) {
+		log_error("%s: block device %s has holders (%s); use --force to take it anyway",
+			  bdf, name, path);
+		return true;
+	}
+	snprintf(path, sizeof(path), "%s/dev", dir);
+	if (!sysfs_read_text(path, majmin, sizeof(majmin)) && dev_is_mounted(majmin)) {
+		log_error("%s: block device %s (%s) is mounted; use --force to take it anyway",
+			  bdf, name, majmin);
+		return true;
+	}
+	return false;
+}
+
+/* Every disk in /sys/block whose device path runs through the PCI device, and its partitions. */
+static bool device_in_use(const char *bdf)
+{
+	char needle[20], path[PATH_MAX], real[PATH_MAX], part[PATH_MAX];
+	DIR *d = opendir("/sys/block"), *p;
+	struct dirent *e, *pe;
+	bool used = false;
+
+	if (!d)
+		return false;
+	snprintf(needle, sizeof(needle), "/%s/", bdf);
+	while (!used && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/sys/block/%s", e->d_name);
+		if (!realpath(path, real) || !strstr(real, needle))
+			continue;
+		used = block_in_use(real, e->d_name, bdf);
+		p = opendir(real);
+		while (!used && p && (pe = readdir(p))) {
+			if (strncmp(pe->d_name, e->d_name, strlen(e->d_name)))
+				continue;
+			if (snprintf(part, sizeof(part), "%s/%s", real, pe->d_name) >= (int)sizeof(part))
+				continue;
+			used = block_in_use(part, pe->d_name, bdf);
+		}
+		if (p)
+			closedir(p);
+	}
+	closedir(d);
+	return used;
+}
+
+static int unbind(const char *bdf)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver/unbind", bdf);
+	return write_sysfs(path, bdf);
+}
+
+int device_bind_vfio(struct device_binding *b, const char *bdf, bool force)
+{
+	char path[PATH_MAX], driver[SYSFS_NAME_MAX + 1];
+	struct stat st;
+
+	memset(b, 0, sizeof(*b));
+	snprintf(b->bdf, sizeof(b->bdf), "%s", bdf);
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s", bdf);
+	if (stat(path, &st)) {
+		log_error("no PCI device %s (%s: %s)", bdf, path, strerror(errno));
+		return -1;
+	}
+	current_driver(bdf, b->orig_driver, sizeof(b->orig_driver));
+	if (!strcmp(b->orig_driver, VFIO_PCI))
+		return 0;
+	/* checked before the device leaves its driver: without them vfio-pci cannot take it */
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/iommu_group", bdf);
+	if (lstat(path, &st)) {
+		log_error("%s has no IOMMU group: the IOMMU is off or absent (boot with intel_iommu=on "
+			  "or amd_iommu=on), so VFIO cannot map for it", bdf);
+		return -1;
+	}
+	if (stat("/sys/bus/pci/drivers/" VFIO_PCI, &st)) {
+		log_error("the vfio-pci driver is not loaded: modprobe vfio-pci");
+		return -1;
+	}
+	if (!force && device_in_use(bdf))
+		return -1;
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver_override", bdf);
+	if (sysfs_read_text(path, b->orig_override, sizeof(b->orig_override)) ||
+	    !strcmp(b->orig_override, "(null)"))
+		b->orig_override[0] = '\0';
+	b->bound = true;
+	if (write_sysfs(path, VFIO_PCI) || (b->orig_driver[0] && unbind(bdf)) ||
+	    write_sysfs("/sys/bus/pci/drivers_probe", bdf))
+		return -1;
+	current_driver(bdf, driver, sizeof(driver));
+	if (strcmp(driver, VFIO_PCI)) {
+		log_error("%s did not bind to vfio-pci (is the vfio-pci module loaded?)", bdf);
+		return -1;
+	}
+	log_debug("%s: bound to vfio-pci (was %s)", bdf, b->orig_driver[0] ? b->orig_driver : "unbound");
+	return 0;
+}
+
+int device_restore(struct device_binding *b)
+{
+	char path[PATH_MAX], driver[SYSFS_NAME_MAX + 1];
+	int rc = 0;
+
+	if (!b->bound)
+		return 0;
+	b->bound = false;
+	current_driver(b->bdf, driver, sizeof(driver));
+	if (driver[0] && unbind(b->bdf))
+		rc = -1;
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver_override", b->bdf);
+	/* a lone newline clears driver_override */
+	if (write_sysfs(path, b->orig_override[0] ? b->orig_override : "\n"))
+		rc = -1;
+	if (b->orig_driver[0] && !rc) {
+		if (write_sysfs("/sys/bus/pci/drivers_probe", b->bdf))
+			rc = -1;
+		current_driver(b->bdf, driver, sizeof(driver));
+		if (!rc && strcmp(driver, b->orig_driver)) {
+			log_error("%s: back on '%s', not on its original driver %s", b->bdf, driver,
+				  b->orig_driver);
+			rc = -1;
+		}
+	}
+	if (!rc)
+		log_debug("%s: restored to %s", b->bdf, b->orig_driver[0] ? b->orig_driver : "no driver");
+	return rc;
+}

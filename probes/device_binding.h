@@ -1,0 +1,26 @@
+/* Binding a PCI device to vfio-pci for the harness and putting it back: driver_override, unbind,
+ * drivers_probe; the original driver and driver_override are remembered and restored. A device
+ * without an IOMMU group, or with vfio-pci not loaded, is refused before it leaves its driver; one
+ * whose block devices are mounted or held (dm, md, ...) too, unless forced. Functions log one
+ * line on failure and return -1. */
+#ifndef IOMMUTRACE_DEVICE_BINDING_H
+#define IOMMUTRACE_DEVICE_BINDING_H
+
+#include <stdbool.h>
+#include "common/sysfs_file.h"
+
+struct device_binding {
+	char bdf[13];
+	bool bound;				/* we changed its binding: restore it */
+	char orig_driver[SYSFS_NAME_MAX + 1];	/* "" when no driver was bound */
+	char orig_override[SYSFS_NAME_MAX + 1];	/* "" when driver_override was not set */
+};
+
+/* Binds the device to vfio-pci (nothing to do when it already is). force: go on although its
+ * block devices are mounted or held. */
+int device_bind_vfio(struct device_binding *b, const char *bdf, bool force);
+/* Unbinds it from vfio-pci, restores driver_override and reprobes the original driver; no-op
+ * when device_bind_vfio changed nothing. Safe to call twice. */
+int device_restore(struct device_binding *b);
+
+#endif

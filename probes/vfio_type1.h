@@ -1,0 +1,40 @@
+/* The VFIO type1 mapper: one container with the type1v2 IOMMU, the groups of the devices whose
+ * domain receives mappings, VFIO_IOMMU_MAP_DMA / UNMAP_DMA, and a device's BAR mapped into this
+ * process through its vfio device fd. Every device must already be bound to vfio-pci
+ * (device_binding.h). Functions log one line on failure and return -1. */
+#ifndef IOMMUTRACE_VFIO_TYPE1_H
+#define IOMMUTRACE_VFIO_TYPE1_H
+
+#include <stdint.h>
+
+#define VFIO_TYPE1_MAX_GROUPS 4
+
+struct vfio_type1 {
+	int container_fd;
+	int group_fds[VFIO_TYPE1_MAX_GROUPS];
+	int group_ids[VFIO_TYPE1_MAX_GROUPS];
+	int ngroups;
+	int iommu_set;
+};
+
+/* A closed container: vfio_type1_close() on it does nothing. */
+#define VFIO_TYPE1_INIT { .container_fd = -1 }
+
+/* Opens /dev/vfio/vfio and checks the API version and type1v2 support. */
+int vfio_type1_open(struct vfio_type1 *v);
+/* Adds the IOMMU group of the device (bound to vfio-pci) to the container, once per group; the
+ * first group also sets the container's IOMMU to type1v2, which gives it its own domain. */
+int vfio_type1_add_device_group(struct vfio_type1 *v, const char *bdf);
+/* A device fd of a device whose group was added; the caller closes it. */
+int vfio_type1_device_fd(struct vfio_type1 *v, const char *bdf);
+/* mmap()s [offset, offset + size) of the device's region (BAR) index; *region_size gets the
+ * region's size. Returns the mapping, or NULL. */
+void *vfio_type1_mmap_region(int device_fd, unsigned index, uint64_t offset, uint64_t size,
+			     uint64_t *region_size);
+/* VFIO_IOMMU_MAP_DMA (read and write) and VFIO_IOMMU_UNMAP_DMA of [iova, iova + size). */
+int vfio_type1_map(struct vfio_type1 *v, void *vaddr, uint64_t iova, uint64_t size);
+int vfio_type1_unmap(struct vfio_type1 *v, uint64_t iova, uint64_t size);
+/* Closes the groups and the container: the kernel drops whatever is still mapped. */
+void vfio_type1_close(struct vfio_type1 *v);
+
+#endif

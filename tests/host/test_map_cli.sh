@@ -1,0 +1,51 @@
+#!/bin/bash
+# `iommutrace map` on this machine: bad input is refused in one line before any device is touched.
+# (The mappings themselves are tested in the testbed: tests/vm/guest/map.) Only the host bridge
+# 0000:00:00.0, which has no driver, is ever named here.
+set -u
+bin=$(realpath "${IOMMUTRACE:-build/iommutrace}")
+dev=0000:00:00.0
+if [ "$(id -u)" != 0 ]; then
+	echo "SKIP: map tests need root"
+	exit 77
+fi
+if [ ! -e /sys/bus/pci/devices/$dev ] || [ -e /sys/bus/pci/devices/$dev/driver ]; then
+	echo "SKIP: $dev is absent or has a driver; not touching it"
+	exit 77
+fi
+failures=0
+pass=0
+check() { # check DESCRIPTION EXPECTED ACTUAL
+	if [ "$2" = "$3" ]; then
+		pass=$((pass + 1))
+	else
+		failures=$((failures + 1))
+		echo "FAIL: $1: expected '$2', got '$3'"
+	fi
+}
+err=$(mktemp)
+trap 'rm -f "$err"' EXIT
+override_before=$(cat /sys/bus/pci/devices/$dev/driver_override)
+
+"$bin" map --help >/dev/null
+check "--help exit" 0 $?
+for args in "--device 00:00 --buffer anon --size 4K" "--device $dev --buffer anon --size 0x" \
+	    "--device $dev --buffer nonsense --size 4K" "--device $dev --buffer anon" \
+	    "--device $dev --buffer hugetlb2m --size 3M" "--bogus"; do
+	"$bin" map $args 2>"$err"
+	check "map $args: exit" 2 $?
+	check "map $args: one line" 1 "$(wc -l <"$err")"
+done
+"$bin" map --device 0000:00:1f.7 --buffer anon --size 4K 2>"$err"
+check "missing device: exit" 1 $?
+check "missing device: one line" 1 "$(grep -c 'no PCI device 0000:00:1f.7' "$err")"
+if [ ! -e /sys/bus/pci/devices/$dev/iommu_group ]; then
+	"$bin" map --device $dev --buffer anon --size 4K 2>"$err"
+	check "no IOMMU group: exit" 1 $?
+	check "no IOMMU group: one line" 1 "$(grep -c "$dev has no IOMMU group" "$err")"
+fi
+check "$dev still without a driver" no "$([ -e /sys/bus/pci/devices/$dev/driver ] && echo yes || echo no)"
+check "$dev driver_override unchanged" "$override_before" "$(cat /sys/bus/pci/devices/$dev/driver_override)"
+
+echo "map cli: $pass passed, $failures failed"
+[ "$failures" -eq 0 ]

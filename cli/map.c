@@ -164,7 +164,9 @@ static int check_numbers(struct map_opts *o)
 static int run_recorded(const struct map_opts *o)
 {
 	char exe[PATH_MAX], device[16], *argv[24];
-	struct recorder_opts r = { .db_path = o->db_path, .sysfs_root = "/", .command = argv };
+	int status = -1, ret;
+	struct recorder_opts r = { .db_path = o->db_path, .sysfs_root = "/", .command = argv,
+				   .command_status = &status };
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	int i = 0;
 
@@ -189,7 +191,11 @@ static int run_recorded(const struct map_opts *o)
 	if (o->force)
 		argv[i++] = "--force";
 	argv[i] = NULL;
-	return recorder_run(&r);
+	ret = recorder_run(&r);
+	/* the recording is complete either way; the mapping's own failure is the exit status */
+	if (ret == IT_EXIT_OK && status > 0)
+		return status < 128 ? status : IT_EXIT_FAILURE;
+	return ret;
 }
 
 static void catch_signals(void)

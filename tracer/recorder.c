@@ -334,6 +334,8 @@ finish:
 	print_summary(&st, o->db_path, (end.end_mono_ns - start) / 1e9, cap.name);
 	if (have_cmd && end.has_exit_status)
 		log_info("command exited with status %d", end.command_exit_status);
+	if (o->command_status)
+		*o->command_status = end.has_exit_status ? end.command_exit_status : -1;
 	ret = strcmp(end.end_reason, "error") ? IT_EXIT_OK : IT_EXIT_FAILURE;
 cleanup:
 	if (have_cmd && !cmd.exited)

@@ -16,6 +16,7 @@ struct recorder_opts {
 	size_t ringbuf_bytes;		/* 0: default */
 	bool use_tracefs;		/* skip BPF, capture the tracepoints through tracefs */
 	const char *sysfs_root;		/* where the inventory is read ("/" normally) */
+	int *command_status;		/* if not NULL: the command's exit code, -1 if unknown */
 };
 
 /* Records; returns an enum it_exit. */

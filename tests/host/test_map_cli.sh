@@ -44,6 +44,14 @@ if [ ! -e /sys/bus/pci/devices/$dev/iommu_group ]; then
 	check "no IOMMU group: exit" 1 $?
 	check "no IOMMU group: one line" 1 "$(grep -c "$dev has no IOMMU group" "$err")"
 fi
+if [ ! -e /sys/bus/pci/devices/$dev/iommu_group ]; then
+	db=$(mktemp -u /tmp/iommutrace-map-XXXXXX.db)
+	"$bin" map --device $dev --buffer anon --size 4K -o "$db" >/dev/null 2>&1
+	check "map -o of a failing mapping: its exit status" 1 $?
+	check "map -o: the session is complete, with the map's status" "1|1|command-exit" \
+		"$(sqlite3 "$db" "SELECT complete, command_exit_status, end_reason FROM sessions")"
+	rm -f "$db"
+fi
 check "$dev still without a driver" no "$([ -e /sys/bus/pci/devices/$dev/driver ] && echo yes || echo no)"
 check "$dev driver_override unchanged" "$override_before" "$(cat /sys/bus/pci/devices/$dev/driver_override)"
 

@@ -63,7 +63,7 @@ static void usage(FILE *f)
 "      --hold            keep the mapping until SIGINT/SIGTERM/SIGHUP\n"
 "      --repeat N        map and unmap N times (default 1)\n"
 "  -o, --output FILE     record while mapping into a new database (as 'iommutrace record -o\n"
-"                        FILE -- iommutrace map ...')\n"
+"                        FILE -- iommutrace map ...'); the exit status is the mapping's\n"
 "  -f, --force           take a device whose block devices are mounted or held\n"
 "  -v, --verbose         debug messages\n"
 "  -h, --help            this text\n"

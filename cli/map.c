@@ -281,7 +281,10 @@ static int run_map(struct map_opts *o)
 cleanup:
 	buffer_destroy(&b);
 	vfio_type1_close(&v);
-	if (device_restore(&bar_dev) || device_restore(&dev))
+	/* both, whatever the first one does */
+	if (device_restore(&bar_dev))
+		ret = IT_EXIT_FAILURE;
+	if (device_restore(&dev))
 		ret = IT_EXIT_FAILURE;
 	if (stop_signal)
 		log_info("stopped by signal %d; devices restored", (int)stop_signal);

@@ -21,6 +21,17 @@ check() { # check DESCRIPTION EXPECTED ACTUAL
 	fi
 }
 q() { sqlite3 -batch -noheader "$1" "$2"; }
+# Our BPF programs still loaded: the kernel frees an exited process's programs after an RCU grace
+# period, so allow it up to 5 s before counting.
+bpf_left() {
+	local left i
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		left=$(bpftool prog show 2>/dev/null | grep -c -E 'raw_map|btf_map')
+		[ "$left" = 0 ] && break
+		sleep 0.5
+	done
+	echo "$left"
+}
 
 # a one-second recording: one complete session with the PCI inventory and the probe table
 "$bin" record -d 1 -o "$dir/a.db" >"$dir/out" 2>"$dir/err"
@@ -39,7 +50,7 @@ check "vendor of $first" "$(printf %d "$(cat /sys/bus/pci/devices/$first/vendor)
 check "iommu:map attached" 1 \
 	"$(q "$dir/a.db" "SELECT attached FROM probes WHERE target = 'iommu:map'")"
 check "summary line" 1 "$(grep -c '^recorded .* events in .* through bpf into' "$dir/out")"
-check "no BPF program left loaded" 0 "$(bpftool prog show 2>/dev/null | grep -c -E 'raw_map|btf_map')"
+check "no BPF program left loaded" 0 "$(bpf_left)"
 
 # an existing database is refused without --force, kept intact, and replaced with it
 before=$(md5sum <"$dir/a.db")
@@ -96,13 +107,7 @@ kill -KILL $pid
 wait $pid 2>/dev/null
 check "killed recorder: database readable, session incomplete" "0|ok" \
 	"$(q "$dir/kill.db" "SELECT complete || '|' || (SELECT * FROM pragma_integrity_check) FROM sessions")"
-# the kernel frees a dead process's programs after an RCU grace period: allow it a moment
-for i in 1 2 3 4 5 6 7 8 9 10; do
-	left=$(bpftool prog show 2>/dev/null | grep -c -E 'raw_map|btf_map')
-	[ "$left" = 0 ] && break
-	sleep 0.5
-done
-check "no BPF program left after SIGKILL" 0 "$left"
+check "no BPF program left after SIGKILL" 0 "$(bpf_left)"
 
 # --list-probes: the iommu tracepoints attach here
 "$bin" record --list-probes >"$dir/probes" 2>&1

@@ -13,16 +13,7 @@ if [ ! -e /sys/bus/pci/devices/$dev ] || [ -e /sys/bus/pci/devices/$dev/driver ]
 	echo "SKIP: $dev is absent or has a driver; not touching it"
 	exit 77
 fi
-failures=0
-pass=0
-check() { # check DESCRIPTION EXPECTED ACTUAL
-	if [ "$2" = "$3" ]; then
-		pass=$((pass + 1))
-	else
-		failures=$((failures + 1))
-		echo "FAIL: $1: expected '$2', got '$3'"
-	fi
-}
+. "$(dirname "$0")/check.sh"
 err=$(mktemp)
 trap 'rm -f "$err"' EXIT
 override_before=$(cat /sys/bus/pci/devices/$dev/driver_override)
@@ -55,5 +46,4 @@ fi
 check "$dev still without a driver" no "$([ -e /sys/bus/pci/devices/$dev/driver ] && echo yes || echo no)"
 check "$dev driver_override unchanged" "$override_before" "$(cat /sys/bus/pci/devices/$dev/driver_override)"
 
-echo "map cli: $pass passed, $failures failed"
-[ "$failures" -eq 0 ]
+check_summary "map cli"

@@ -9,17 +9,7 @@ if [ "$(id -u)" != 0 ]; then
 fi
 dir=$(mktemp -d /tmp/iommutrace-record-XXXXXX)
 trap 'rm -rf "$dir"' EXIT
-failures=0
-pass=0
-
-check() { # check DESCRIPTION EXPECTED ACTUAL
-	if [ "$2" = "$3" ]; then
-		pass=$((pass + 1))
-	else
-		failures=$((failures + 1))
-		echo "FAIL: $1: expected '$2', got '$3'"
-	fi
-}
+. "$(dirname "$0")/check.sh"
 q() { sqlite3 -batch -noheader "$1" "$2"; }
 # Our BPF programs still loaded: the kernel frees an exited process's programs after an RCU grace
 # period, so allow it up to 5 s before counting.
@@ -129,5 +119,4 @@ check "no-capability warning names the capabilities" 1 \
 	"$(grep -c 'eBPF needs CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN).*falling back to tracefs' "$dir/err")"
 check "no-capability session" "tracefs|1" "$(q "$dir/nocap.db" "SELECT capture, complete FROM sessions")"
 
-echo "record cli: $pass passed, $failures failed"
-[ "$failures" -eq 0 ]
+check_summary "record cli"

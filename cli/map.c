@@ -1,21 +1,27 @@
-/* `iommutrace map`: binds a device to vfio-pci, maps a buffer into its domain through VFIO type1,
- * unmaps, and puts the device back, on every exit path. With -o it runs itself under the
- * recorder (tracer/recorder.h), so the database holds exactly this command's mappings. */
+/* `iommutrace map`: binds a device to vfio-pci, maps a buffer into its domain through VFIO type1
+ * or iommufd, unmaps, and puts the device back, on every exit path. With -o it runs itself under
+ * the recorder (tracer/recorder.h), so the database holds exactly this command's mappings, and
+ * stores what the mapping process reports (probes/map_report.h) with the session. */
 #include <getopt.h>
 #include <limits.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include "common/exit_codes.h"
 #include "common/human_size.h"
 #include "common/leaf.h"
 #include "common/log.h"
 #include "common/parse.h"
+#include "probes/backing.h"
 #include "probes/buffers.h"
 #include "probes/device_binding.h"
-#include "probes/vfio_type1.h"
+#include "probes/map_report.h"
+#include "probes/mapper.h"
 #include "tracer/recorder.h"
 #include "commands.h"
 #include "options.h"
@@ -27,8 +33,9 @@
 
 struct map_opts {
 	char device[13];
-	const char *buffer_arg, *size_arg, *offset_arg, *iova_arg, *repeat_arg;
+	const char *buffer_arg, *size_arg, *offset_arg, *iova_arg, *repeat_arg, *mapper_arg;
 	struct buffer_spec buffer;
+	enum mapper_kind mapper;
 	uint64_t size, offset, iova, repeat;
 	bool iova_given, hold, force;
 	const char *db_path;
@@ -45,12 +52,14 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: iommutrace map --device BDF --buffer KIND --size SIZE [--offset SIZE] [--iova ADDR]\n"
-"                      [--hold] [--repeat N] [-o FILE.db] [--force]\n"
+"                      [--mapper type1|iommufd] [--hold] [--repeat N] [-o FILE.db] [--force]\n"
 "\n"
 "Maps a buffer into the IOMMU domain of a device as user-space drivers do: binds the device to\n"
-"vfio-pci, puts its IOMMU group in a VFIO type1 container, VFIO_IOMMU_MAP_DMA, then unmaps and\n"
-"puts the device back on its original driver (also on errors and SIGINT/SIGTERM/SIGHUP).\n"
-"Prints one line per mapping: iova, vaddr, size, buffer, and for a BAR its start and offset.\n"
+"vfio-pci, gives it a domain of its own (a VFIO type1 container, or an iommufd IOAS), maps the\n"
+"buffer, then unmaps and puts the device back on its original driver (also on errors and\n"
+"SIGINT/SIGTERM/SIGHUP). Prints one line: iova, vaddr, size, buffer, for a BAR its start and\n"
+"offset, and for host memory how much of it is THP or hugetlb and in how many physically\n"
+"contiguous runs (read from /proc/self/pagemap and /proc/kpageflags while mapped).\n"
 "\n"
 "  -d, --device BDF      the device whose domain receives the mapping\n"
 "  -b, --buffer KIND     anon (huge pages refused), thp, hugetlb2m, hugetlb1g, memfd, or\n"
@@ -60,10 +69,15 @@ static void usage(FILE *f)
 "      --offset SIZE     bar: the window's offset into the BAR (default 0)\n"
 "      --iova ADDR       IOVA of the mapping (default 1 GiB, or 4 GiB when the range would reach\n"
 "                        0xfee00000: aligned to the largest page the buffer allows)\n"
+"  -m, --mapper NAME     type1 (default: VFIO container and groups, every kernel) or iommufd\n"
+"                        (/dev/iommu and the device's VFIO cdev; IOMMU_IOAS_MAP, and\n"
+"                        IOMMU_IOAS_MAP_FILE for memfd; no BAR windows)\n"
 "      --hold            keep the mapping until SIGINT/SIGTERM/SIGHUP\n"
 "      --repeat N        map and unmap N times (default 1)\n"
 "  -o, --output FILE     record while mapping into a new database (as 'iommutrace record -o\n"
-"                        FILE -- iommutrace map ...'); the exit status is the mapping's\n"
+"                        FILE -- iommutrace map ...') and store this run with the session\n"
+"                        (map_runs, map_backing, map_expected_pages); the exit status is the\n"
+"                        mapping's\n"
 "  -f, --force           take a device whose block devices are mounted or held\n"
 "  -v, --verbose         debug messages\n"
 "  -h, --help            this text\n"
@@ -82,6 +96,7 @@ static int parse_args(int argc, char **argv, struct map_opts *o)
 		{ "iova", required_argument, NULL, 'i' },
 		{ "hold", no_argument, NULL, 'H' },
 		{ "repeat", required_argument, NULL, 'r' },
+		{ "mapper", required_argument, NULL, 'm' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -92,7 +107,7 @@ static int parse_args(int argc, char **argv, struct map_opts *o)
 	int opt;
 
 	o->repeat = 1;
-	while ((opt = cli_getopt(argc, argv, "d:b:s:o:fvh", long_opts, "map")) != -1) {
+	while ((opt = cli_getopt(argc, argv, "d:b:s:m:o:fvh", long_opts, "map")) != -1) {
 		switch (opt) {
 		case 'd': device = optarg; break;
 		case 'b': o->buffer_arg = optarg; break;
@@ -101,6 +116,7 @@ static int parse_args(int argc, char **argv, struct map_opts *o)
 		case 'i': o->iova_arg = optarg; break;
 		case 'H': o->hold = true; break;
 		case 'r': o->repeat_arg = optarg; break;
+		case 'm': o->mapper_arg = optarg; break;
 		case 'o': o->db_path = optarg; break;
 		case 'f': o->force = true; break;
 		case 'v': log_verbose++; break;
@@ -125,6 +141,12 @@ static int parse_args(int argc, char **argv, struct map_opts *o)
 			  "bar:BDF/INDEX (INDEX 0-5)", o->buffer_arg);
 		return -1;
 	}
+	if (o->mapper_arg && mapper_parse(o->mapper_arg, &o->mapper)) {
+		log_error("bad mapper '%s': give type1 or iommufd", o->mapper_arg);
+		return -1;
+	}
+	if (mapper_check_buffer(o->mapper, o->buffer.kind))
+		return -1;
 	return 0;
 }
 
@@ -160,21 +182,44 @@ static int check_numbers(struct map_opts *o)
 	return 0;
 }
 
-/* -o: this same command without -o, run by the recorder. */
+/* -o, in the recorder: the mapping process's report, stored with the session. */
+static int store_report(sqlite3 *db, int64_t session_id, void *ctx)
+{
+	struct map_report r;
+	int rc = map_report_read(*(int *)ctx, &r);
+
+	if (rc > 0) {
+		log_warn("the map command reported nothing (it ended before it began); the session "
+			 "has no map_runs row");
+		return 0;
+	}
+	if (rc == 0)
+		rc = map_report_store(db, session_id, &r);
+	map_report_free(&r);
+	return rc;
+}
+
+/* -o: this same command without -o, run by the recorder, which hands it a memfd to report in. */
 static int run_recorded(const struct map_opts *o)
 {
-	char exe[PATH_MAX], device[16], *argv[24];
-	int status = -1, ret;
+	char exe[PATH_MAX], device[16], fdnum[16], *argv[26];
+	int status = -1, ret, report_fd = memfd_create("iommutrace-map-report", 0);
 	struct recorder_opts r = { .db_path = o->db_path, .sysfs_root = "/", .command = argv,
-				   .command_status = &status };
+				   .command_status = &status, .store_extra = store_report,
+				   .store_extra_ctx = &report_fd };
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	int i = 0;
 
-	if (n < 0) {
-		log_error("cannot find this program's path in /proc/self/exe");
+	if (n < 0 || report_fd < 0) {
+		log_error("%s: %s", n < 0 ? "cannot find this program's path in /proc/self/exe"
+					  : "memfd_create for the map report", strerror(errno));
+		if (report_fd >= 0)
+			close(report_fd);
 		return IT_EXIT_FAILURE;
 	}
 	exe[n] = '\0';
+	snprintf(fdnum, sizeof(fdnum), "%d", report_fd);
+	setenv(MAP_REPORT_FD_ENV, fdnum, 1);
 	snprintf(device, sizeof(device), "%s", o->device);
 	argv[i++] = exe;
 	if (log_verbose)
@@ -186,12 +231,15 @@ static int run_recorded(const struct map_opts *o)
 	if (o->offset_arg) { argv[i++] = "--offset"; argv[i++] = (char *)o->offset_arg; }
 	if (o->iova_arg) { argv[i++] = "--iova"; argv[i++] = (char *)o->iova_arg; }
 	if (o->repeat_arg) { argv[i++] = "--repeat"; argv[i++] = (char *)o->repeat_arg; }
+	if (o->mapper_arg) { argv[i++] = "--mapper"; argv[i++] = (char *)o->mapper_arg; }
 	if (o->hold)
 		argv[i++] = "--hold";
 	if (o->force)
 		argv[i++] = "--force";
 	argv[i] = NULL;
 	ret = recorder_run(&r);
+	unsetenv(MAP_REPORT_FD_ENV);
+	close(report_fd);
 	/* the recording is complete either way; the mapping's own failure is the exit status */
 	if (ret == IT_EXIT_OK && status > 0)
 		return status < 128 ? status : IT_EXIT_FAILURE;
@@ -227,60 +275,161 @@ static uint64_t default_iova(uint64_t size)
 	return DEFAULT_IOVA + size > MSI_WINDOW_START ? DEFAULT_IOVA_HIGH : DEFAULT_IOVA;
 }
 
-static void print_mapping(const struct map_opts *o, const struct buffer *b)
+/* This run's report, written to fd when the recorder asked for one (map -o). */
+struct run_report {
+	int fd;			/* -1: nobody asked */
+	struct map_report r;
+};
+
+static void report_init(struct run_report *rep, const struct map_opts *o)
+{
+	const char *fd = getenv(MAP_REPORT_FD_ENV);
+	struct map_report *r = &rep->r;
+	uint64_t n;
+
+	memset(rep, 0, sizeof(*rep));
+	rep->fd = -1;
+	if (fd && !parse_u64(fd, &n) && n <= INT_MAX)
+		rep->fd = (int)n;
+	unsetenv(MAP_REPORT_FD_ENV);
+	snprintf(r->mapper, sizeof(r->mapper), "%s", mapper_name(o->mapper));
+	snprintf(r->device, sizeof(r->device), "%s", o->device);
+	snprintf(r->buffer, sizeof(r->buffer), "%s", o->buffer_arg);
+	snprintf(r->buffer_kind, sizeof(r->buffer_kind), "%s", buffer_kind_name(o->buffer.kind));
+	if (o->buffer.kind == BUF_BAR) {
+		snprintf(r->bar_device, sizeof(r->bar_device), "%s", o->buffer.bar_bdf);
+		r->bar_index = (int32_t)o->buffer.bar_index;
+		r->bar_offset = o->offset;
+	}
+	r->size = o->size;
+	r->iova = o->iova;
+	r->iova_given = o->iova_given;
+	r->hold = o->hold;
+	r->repeat = o->repeat;
+}
+
+static int report_write(struct run_report *rep)
+{
+	return rep->fd < 0 ? 0 : map_report_write(rep->fd, &rep->r);
+}
+
+/* While the first mapping holds the buffer pinned (pinning may migrate pages): where it is in
+ * physical memory, and what the mapper says the domain's page sizes are. */
+static int measure(struct run_report *rep, struct mapper *m, const struct buffer *b)
+{
+	struct map_report *r = &rep->r;
+	struct backing back;
+
+	r->vaddr = (uintptr_t)b->vaddr;
+	r->mapper_pgsize_bitmap = mapper_pgsizes(m);
+	if (b->spec.kind == BUF_BAR) {
+		r->bar_start = b->bar_start;
+		back.runs = calloc(1, sizeof(*back.runs));
+		if (!back.runs) {
+			log_error("out of memory");
+			return -1;
+		}
+		back.runs[0] = (struct backing_run){ .paddr = b->bar_start + b->bar_offset,
+						     .size = b->size };
+		back.nruns = 1;
+		back.thp_bytes = back.hugetlb_bytes = 0;
+	} else if (backing_read(b->vaddr, b->size, &back)) {
+		return -1;
+	}
+	free(r->runs);
+	r->runs = back.runs;
+	r->nruns = back.nruns;
+	r->thp_bytes = back.thp_bytes;
+	r->hugetlb_bytes = back.hugetlb_bytes;
+	return 0;
+}
+
+static void print_mapping(const struct map_opts *o, const struct buffer *b,
+			  const struct map_report *r)
 {
 	char s[HUMAN_SIZE_LEN];
 
-	printf("mapped iova=%#llx vaddr=%p size=%#llx (%s) device=%s buffer=%s",
+	printf("mapped iova=%#llx vaddr=%p size=%#llx (%s) device=%s buffer=%s mapper=%s",
 	       (unsigned long long)o->iova, b->vaddr, (unsigned long long)b->size,
-	       human_size(b->size, s), o->device, o->buffer_arg);
+	       human_size(b->size, s), o->device, o->buffer_arg, mapper_name(o->mapper));
 	if (b->spec.kind == BUF_BAR)
 		printf(" bar_start=%#llx bar_offset=%#llx paddr=%#llx",
 		       (unsigned long long)b->bar_start, (unsigned long long)b->bar_offset,
 		       (unsigned long long)(b->bar_start + b->bar_offset));
+	else
+		printf(" thp=%#llx hugetlb=%#llx phys_runs=%llu",
+		       (unsigned long long)r->thp_bytes, (unsigned long long)r->hugetlb_bytes,
+		       (unsigned long long)r->nruns);
 	printf(" align=%#llx\n", (unsigned long long)b->align);
 	fflush(stdout);
 }
 
 /* Map, (hold,) unmap, repeat times; stops early on a signal. */
-static int map_loop(const struct map_opts *o, struct vfio_type1 *v, struct buffer *b)
+static int map_loop(const struct map_opts *o, struct mapper *m, struct buffer *b,
+		    struct run_report *rep)
 {
 	for (uint64_t i = 0; i < o->repeat && !stop_signal; i++) {
-		if (vfio_type1_map(v, b->vaddr, o->iova, b->size))
+		if (mapper_map(m, b, o->iova))
 			return -1;
-		if (i == 0)
-			print_mapping(o, b);
+		rep->r.maps_done++;
+		if (i == 0) {
+			if (measure(rep, m, b)) {
+				mapper_unmap(m, o->iova, b->size);
+				return -1;
+			}
+			print_mapping(o, b, &rep->r);
+		}
 		if (o->hold)
 			wait_for_signal();
-		if (vfio_type1_unmap(v, o->iova, b->size))
+		if (mapper_unmap(m, o->iova, b->size))
 			return -1;
 	}
 	return 0;
 }
 
+/* The devices into the mapper's address space and the buffer; a BAR window comes through the
+ * VFIO device fd of its own device. */
+static int set_up(struct map_opts *o, struct mapper *m, struct buffer *b, bool other_bar)
+{
+	int bar_fd = -1;
+
+	if (mapper_open(m, o->mapper) || mapper_add_device(m, o->device) ||
+	    (other_bar && mapper_add_device(m, o->buffer.bar_bdf)) || stop_signal)
+		return -1;
+	if (o->buffer.kind == BUF_BAR) {
+		bar_fd = mapper_device_fd(m, o->buffer.bar_bdf);
+		if (bar_fd < 0)
+			return -1;
+	}
+	return buffer_create(b, &o->buffer, o->size, o->offset, bar_fd);
+}
+
 static int run_map(struct map_opts *o)
 {
 	struct device_binding dev = { 0 }, bar_dev = { 0 };
-	struct vfio_type1 v = VFIO_TYPE1_INIT;
+	struct mapper m = MAPPER_INIT;
 	struct buffer b = BUFFER_INIT;
+	struct run_report rep;
 	bool other_bar = o->buffer.kind == BUF_BAR && strcmp(o->buffer.bar_bdf, o->device);
 	int ret = IT_EXIT_FAILURE;
 
 	catch_signals();
-	if (device_bind_vfio(&dev, o->device, o->force) ||
-	    (other_bar && device_bind_vfio(&bar_dev, o->buffer.bar_bdf, o->force)) ||
-	    stop_signal || vfio_type1_open(&v) || vfio_type1_add_device_group(&v, o->device) ||
-	    (other_bar && vfio_type1_add_device_group(&v, o->buffer.bar_bdf)) || stop_signal ||
-	    buffer_create(&b, &o->buffer, o->size, o->offset, &v))
-		goto cleanup;
 	if (!o->iova_given)
 		o->iova = default_iova(o->size);
+	report_init(&rep, o);
+	if (report_write(&rep) || device_bind_vfio(&dev, o->device, o->force) ||
+	    (other_bar && device_bind_vfio(&bar_dev, o->buffer.bar_bdf, o->force)) ||
+	    stop_signal || set_up(o, &m, &b, other_bar))
+		goto cleanup;
 	/* with --hold a signal is how the run ends; otherwise it cut the run short */
-	if (!stop_signal && !map_loop(o, &v, &b) && (!stop_signal || o->hold))
+	if (!stop_signal && !map_loop(o, &m, &b, &rep) && (!stop_signal || o->hold))
 		ret = IT_EXIT_OK;
 cleanup:
+	if (report_write(&rep))
+		ret = IT_EXIT_FAILURE;
+	map_report_free(&rep.r);
 	buffer_destroy(&b);
-	vfio_type1_close(&v);
+	mapper_close(&m);
 	/* both, whatever the first one does */
 	if (device_restore(&bar_dev))
 		ret = IT_EXIT_FAILURE;
@@ -300,6 +449,9 @@ int cmd_map(int argc, char **argv)
 		return rc > 0 ? IT_EXIT_OK : IT_EXIT_USAGE;
 	if (check_numbers(&o))
 		return IT_EXIT_USAGE;
+	/* before any device leaves its driver */
+	if (mapper_available(o.mapper))
+		return IT_EXIT_FAILURE;
 	if (o.db_path)
 		return run_recorded(&o);
 	return run_map(&o);

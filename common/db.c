@@ -184,15 +184,9 @@ sqlite3 *itdb_open(const char *path, enum itdb_open_mode mode, char *err, size_t
 				 "use a newer iommutrace", path, version, IT_SCHEMA_VERSION);
 			goto fail;
 		}
-		if (version < IT_SCHEMA_VERSION) {
-			snprintf(err, errlen,
-				 "%s has schema version %ld, which this iommutrace (%d) cannot migrate",
-				 path, version, IT_SCHEMA_VERSION);
-			goto fail;
-		}
 	}
 	if (mode == ITDB_READ)
-		return db;
+		return db;	/* an older version reads as it is: what it lacks is absent */
 	/* WAL: readers (sqlite3, report) see every committed batch while we write, and a killed
 	 * writer loses only the open transaction. NORMAL sync is durable at checkpoints and
 	 * consistent always. */
@@ -201,8 +195,10 @@ sqlite3 *itdb_open(const char *path, enum itdb_open_mode mode, char *err, size_t
 		snprintf(err, errlen, "%s: cannot set WAL journal mode: %s", path, sqlite3_errmsg(db));
 		goto fail;
 	}
-	if (!exists && create_schema(db)) {
-		snprintf(err, errlen, "%s: cannot create schema: %s", path, sqlite3_errmsg(db));
+	/* version 2 added tables and views only: migrating is creating what is missing */
+	if ((!exists || version < IT_SCHEMA_VERSION) && create_schema(db)) {
+		snprintf(err, errlen, "%s: cannot %s schema: %s", path,
+			 exists ? "migrate the" : "create the", sqlite3_errmsg(db));
 		goto fail;
 	}
 	return db;

@@ -168,6 +168,40 @@ const char it_schema_sql[] =
 "  lost INTEGER NOT NULL,"
 "  reason TEXT NOT NULL);"		/* ringbuf-full | tracefs-overrun | ... */
 
+/* One per `map -o` session: what it was asked to map and what it measured. */
+"CREATE TABLE IF NOT EXISTS map_runs ("
+"  session_id INTEGER PRIMARY KEY REFERENCES sessions,"
+"  mapper TEXT NOT NULL,"		/* type1 | iommufd */
+"  device TEXT NOT NULL,"		/* whose domain received the mapping */
+"  buffer TEXT NOT NULL,"		/* as given: anon, thp, ..., bar:BDF/INDEX */
+"  buffer_kind TEXT NOT NULL,"		/* anon | thp | hugetlb2m | hugetlb1g | memfd | bar */
+"  bar_device TEXT, bar_index INTEGER, bar_start INTEGER, bar_offset_bytes INTEGER,"
+"  size_bytes INTEGER NOT NULL,"
+"  iova INTEGER NOT NULL,"
+"  iova_given INTEGER NOT NULL,"		/* 1: --iova; 0: the default */
+"  vaddr INTEGER,"
+"  repeat_count INTEGER NOT NULL,"
+"  hold INTEGER NOT NULL,"
+"  maps_done INTEGER NOT NULL,"		/* mappings made (and unmapped) */
+"  mapper_pgsize_bitmap INTEGER,"	/* VFIO_IOMMU_GET_INFO; NULL: the mapper does not tell */
+"  expected_pgsize_bitmap INTEGER,"	/* the page sizes map_expected_pages was computed with */
+"  expected_pgsize_source TEXT,"		/* mapper | domain (the recorded domain's) */
+"  thp_bytes INTEGER, hugetlb_bytes INTEGER,"	/* of the host buffer, from /proc/kpageflags */
+"  phys_runs INTEGER);"			/* physically contiguous runs (map_backing rows) */
+
+"CREATE TABLE IF NOT EXISTS map_backing ("
+"  session_id INTEGER NOT NULL REFERENCES sessions,"
+"  offset_bytes INTEGER NOT NULL,"	/* into the buffer */
+"  paddr INTEGER NOT NULL,"
+"  size_bytes INTEGER NOT NULL);"
+
+/* The pages the leaf rule gives for each physical run at its IOVA, for one mapping. */
+"CREATE TABLE IF NOT EXISTS map_expected_pages ("
+"  session_id INTEGER NOT NULL REFERENCES sessions,"
+"  pgsize_bytes INTEGER NOT NULL,"
+"  pgcount INTEGER NOT NULL,"
+"  PRIMARY KEY (session_id, pgsize_bytes));"
+
 "CREATE VIEW IF NOT EXISTS maps_view AS SELECT map_id, session_id, ts_ns, comm, tid,"
 "  " HEX("domain_ptr") " AS domain, domain_source, printf('0x%x', iova) AS iova_hex,"
 "  printf('0x%x', paddr) AS paddr_hex, size_bytes FROM maps;"
@@ -216,7 +250,24 @@ const char it_schema_sql[] =
 "  printf('0x%x', m.iova) AS iova_hex, printf('0x%x', m.paddr) AS paddr_hex, m.size_bytes,"
 "  d.pgsize_bytes, SUM(d.pgcount) AS pages, d.source"
 "  FROM maps m JOIN driver_maps d ON d.map_id = m.map_id AND d.op = 'map'"
-"  GROUP BY m.map_id, d.pgsize_bytes, d.source;";
+"  GROUP BY m.map_id, d.pgsize_bytes, d.source;"
+
+/* Per map -o session and page size: the pages the leaf rule expects (per mapping, times the
+ * mappings made) beside the driver pages recorded in the mapped IOVA range. */
+"CREATE VIEW IF NOT EXISTS map_pages_check_view AS"
+"  WITH seen AS (SELECT r.session_id, d.pgsize_bytes, SUM(d.pgcount) AS pages,"
+"    group_concat(DISTINCT d.source) AS source FROM map_runs r JOIN driver_maps d"
+"    ON d.session_id = r.session_id AND d.op = 'map' AND d.iova >= r.iova"
+"    AND d.iova < r.iova + r.size_bytes GROUP BY r.session_id, d.pgsize_bytes),"
+"  sizes AS (SELECT session_id, pgsize_bytes FROM seen"
+"    UNION SELECT session_id, pgsize_bytes FROM map_expected_pages)"
+"  SELECT z.session_id, z.pgsize_bytes, e.pgcount AS expected_per_map, r.maps_done,"
+"    IFNULL(e.pgcount, 0) * r.maps_done AS expected_pages, IFNULL(s.pages, 0) AS seen_pages,"
+"    s.source, IFNULL(e.pgcount, 0) * r.maps_done = IFNULL(s.pages, 0) AS agrees"
+"  FROM sizes z JOIN map_runs r ON r.session_id = z.session_id"
+"  LEFT JOIN map_expected_pages e ON e.session_id = z.session_id"
+"   AND e.pgsize_bytes = z.pgsize_bytes"
+"  LEFT JOIN seen s ON s.session_id = z.session_id AND s.pgsize_bytes = z.pgsize_bytes;";
 
 const char it_schema_index_sql[] =
 "CREATE INDEX IF NOT EXISTS maps_by_session_ts ON maps(session_id, ts_ns);"

@@ -11,6 +11,7 @@
 #include "common/log.h"
 #include "common/parse.h"
 #include "buffers.h"
+#include "vfio_region.h"
 
 static const char *const kind_names[] = {
 	[BUF_ANON] = "anon", [BUF_THP] = "thp", [BUF_HUGETLB2M] = "hugetlb2m",
@@ -84,17 +85,14 @@ static uint64_t align_of(uint64_t addr)
 	return align >= LEAF_1G ? LEAF_1G : align >= LEAF_2M ? LEAF_2M : LEAF_4K;
 }
 
-static int create_bar(struct buffer *b, struct vfio_type1 *v)
+static int create_bar(struct buffer *b)
 {
 	uint64_t region_size;
 
 	if (read_bar_start(b->spec.bar_bdf, b->spec.bar_index, &b->bar_start))
 		return -1;
-	b->fd = vfio_type1_device_fd(v, b->spec.bar_bdf);
-	if (b->fd < 0)
-		return -1;
-	b->vaddr = vfio_type1_mmap_region(b->fd, VFIO_PCI_BAR0_REGION_INDEX + b->spec.bar_index,
-					  b->bar_offset, b->size, &region_size);
+	b->vaddr = vfio_region_mmap(b->fd, VFIO_PCI_BAR0_REGION_INDEX + b->spec.bar_index,
+				    b->bar_offset, b->size, &region_size);
 	if (!b->vaddr)
 		return -1;
 	b->map_base = b->vaddr;
@@ -154,15 +152,16 @@ static int create_memfd(struct buffer *b)
 }
 
 int buffer_create(struct buffer *b, const struct buffer_spec *spec, uint64_t size,
-		  uint64_t offset, struct vfio_type1 *v)
+		  uint64_t offset, int bar_device_fd)
 {
 	int rc;
 
 	b->spec = *spec;
 	b->size = size;
 	b->bar_offset = offset;
+	b->fd = bar_device_fd;
 	if (spec->kind == BUF_BAR)
-		return create_bar(b, v);
+		return create_bar(b);
 	rc = spec->kind == BUF_MEMFD ? create_memfd(b) : create_anon(b);
 	if (!rc)
 		memset(b->vaddr, 0, size);	/* back it now, so the mapping pins what it will be */

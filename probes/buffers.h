@@ -6,7 +6,6 @@
 #define IOMMUTRACE_BUFFERS_H
 
 #include <stdint.h>
-#include "vfio_type1.h"
 
 enum buffer_kind { BUF_ANON, BUF_THP, BUF_HUGETLB2M, BUF_HUGETLB1G, BUF_MEMFD, BUF_BAR };
 
@@ -25,7 +24,7 @@ struct buffer {
 	uint64_t bar_offset;	/* BUF_BAR: the window's offset into it */
 	void *map_base;		/* what to munmap */
 	uint64_t map_len;
-	int fd;			/* memfd or vfio device fd; -1 */
+	int fd;			/* memfd or VFIO device fd; -1 */
 };
 
 #define BUFFER_INIT { .fd = -1 }
@@ -36,10 +35,10 @@ int buffer_parse(const char *s, struct buffer_spec *out);
 uint64_t buffer_granule(enum buffer_kind kind);
 /* The name of the kind, "bar" for a BAR window. */
 const char *buffer_kind_name(enum buffer_kind kind);
-/* Allocates and touches the buffer, or maps the BAR window at offset (BUF_BAR: the device's
- * group must be in v's container). */
+/* Allocates and touches the buffer, or maps the BAR window at offset through bar_device_fd, a
+ * VFIO device fd of the BAR's device (BUF_BAR only, else -1), which the buffer then owns. */
 int buffer_create(struct buffer *b, const struct buffer_spec *spec, uint64_t size,
-		  uint64_t offset, struct vfio_type1 *v);
+		  uint64_t offset, int bar_device_fd);
 void buffer_destroy(struct buffer *b);
 
 #endif

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <unistd.h>
 #include "common/log.h"
 #include "common/sysfs_file.h"
@@ -121,34 +120,18 @@ int vfio_type1_device_fd(struct vfio_type1 *v, const char *bdf)
 	return -1;
 }
 
-void *vfio_type1_mmap_region(int device_fd, unsigned index, uint64_t offset, uint64_t size,
-			     uint64_t *region_size)
+int vfio_type1_pgsizes(struct vfio_type1 *v, uint64_t *pgsize_bitmap)
 {
-	struct vfio_region_info info = { .argsz = sizeof(info), .index = index };
-	void *p;
+	struct vfio_iommu_type1_info info = { .argsz = sizeof(info) };
 
-	if (ioctl(device_fd, VFIO_DEVICE_GET_REGION_INFO, &info)) {
-		log_error("VFIO region %u: %s", index, strerror(errno));
-		return NULL;
+	errno = 0;
+	if (ioctl(v->container_fd, VFIO_IOMMU_GET_INFO, &info) ||
+	    !(info.flags & VFIO_IOMMU_INFO_PGSIZES)) {
+		log_error("VFIO_IOMMU_GET_INFO: %s", errno ? strerror(errno) : "no page sizes");
+		return -1;
 	}
-	*region_size = info.size;
-	if (!(info.flags & VFIO_REGION_INFO_FLAG_MMAP)) {
-		log_error("VFIO region %u cannot be mmap()ed", index);
-		return NULL;
-	}
-	if (offset > info.size || size > info.size - offset) {
-		log_error("window of %#llx bytes at %#llx does not fit in region %u of %#llx bytes",
-			  (unsigned long long)size, (unsigned long long)offset, index,
-			  (unsigned long long)info.size);
-		return NULL;
-	}
-	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, device_fd, info.offset + offset);
-	if (p == MAP_FAILED) {
-		log_error("mmap of VFIO region %u at %#llx: %s", index, (unsigned long long)offset,
-			  strerror(errno));
-		return NULL;
-	}
-	return p;
+	*pgsize_bitmap = info.iova_pgsizes;
+	return 0;
 }
 
 int vfio_type1_map(struct vfio_type1 *v, void *vaddr, uint64_t iova, uint64_t size)

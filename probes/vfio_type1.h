@@ -1,7 +1,7 @@
 /* The VFIO type1 mapper: one container with the type1v2 IOMMU, the groups of the devices whose
- * domain receives mappings, VFIO_IOMMU_MAP_DMA / UNMAP_DMA, and a device's BAR mapped into this
- * process through its vfio device fd. Every device must already be bound to vfio-pci
- * (device_binding.h). Functions log one line on failure and return -1. */
+ * domain receives mappings, VFIO_IOMMU_MAP_DMA / UNMAP_DMA, and device fds (for the BAR mmap of
+ * vfio_region.h). Every device must already be bound to vfio-pci (device_binding.h).
+ * Functions log one line on failure and return -1. */
 #ifndef IOMMUTRACE_VFIO_TYPE1_H
 #define IOMMUTRACE_VFIO_TYPE1_H
 
@@ -27,10 +27,8 @@ int vfio_type1_open(struct vfio_type1 *v);
 int vfio_type1_add_device_group(struct vfio_type1 *v, const char *bdf);
 /* A device fd of a device whose group was added; the caller closes it. */
 int vfio_type1_device_fd(struct vfio_type1 *v, const char *bdf);
-/* mmap()s [offset, offset + size) of the device's region (BAR) index; *region_size gets the
- * region's size. Returns the mapping, or NULL. */
-void *vfio_type1_mmap_region(int device_fd, unsigned index, uint64_t offset, uint64_t size,
-			     uint64_t *region_size);
+/* The page sizes the container's domains take (VFIO_IOMMU_GET_INFO iova_pgsizes). */
+int vfio_type1_pgsizes(struct vfio_type1 *v, uint64_t *pgsize_bitmap);
 /* VFIO_IOMMU_MAP_DMA (read and write) and VFIO_IOMMU_UNMAP_DMA of [iova, iova + size). */
 int vfio_type1_map(struct vfio_type1 *v, void *vaddr, uint64_t iova, uint64_t size);
 int vfio_type1_unmap(struct vfio_type1 *v, uint64_t iova, uint64_t size);

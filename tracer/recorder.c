@@ -329,7 +329,11 @@ finish:
 	end.end_mono_ns = now_ns(CLOCK_MONOTONIC);
 	end.events_total = event_writer_count(st.writer);
 	end.events_lost = st.lost;
-	if (event_writer_finish(st.writer) || itdb_session_end(db, sid, &end))
+	if (event_writer_finish(st.writer))
+		goto cleanup;
+	if (o->store_extra && o->store_extra(db, sid, o->store_extra_ctx))
+		end.end_reason = "error";
+	if (itdb_session_end(db, sid, &end))
 		goto cleanup;
 	print_summary(&st, o->db_path, (end.end_mono_ns - start) / 1e9, cap.name);
 	if (have_cmd && end.has_exit_status)

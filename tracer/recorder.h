@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sqlite3.h>
 
 struct recorder_opts {
 	const char *db_path;
@@ -17,6 +18,10 @@ struct recorder_opts {
 	bool use_tracefs;		/* skip BPF, capture the tracepoints through tracefs */
 	const char *sysfs_root;		/* where the inventory is read ("/" normally) */
 	int *command_status;		/* if not NULL: the command's exit code, -1 if unknown */
+	/* if not NULL: called once the command has ended and its events are written, to store
+	 * more of the session (map -o: its parameters and measurements); returns 0 or -1 */
+	int (*store_extra)(sqlite3 *db, int64_t session_id, void *ctx);
+	void *store_extra_ctx;
 };
 
 /* Records; returns an enum it_exit. */

@@ -22,11 +22,18 @@ override_before=$(cat /sys/bus/pci/devices/$dev/driver_override)
 check "--help exit" 0 $?
 for args in "--device 00:00 --buffer anon --size 4K" "--device $dev --buffer anon --size 0x" \
 	    "--device $dev --buffer nonsense --size 4K" "--device $dev --buffer anon" \
-	    "--device $dev --buffer hugetlb2m --size 3M" "--bogus"; do
+	    "--device $dev --buffer hugetlb2m --size 3M" "--bogus" \
+	    "--device $dev --buffer anon --size 4K --mapper vfio" \
+	    "--device $dev --buffer bar:$dev/0 --size 4K --mapper iommufd"; do
 	"$bin" map $args 2>"$err"
 	check "map $args: exit" 2 $?
 	check "map $args: one line" 1 "$(wc -l <"$err")"
 done
+if [ ! -e /dev/iommu ]; then
+	"$bin" map --device $dev --buffer anon --size 4K --mapper iommufd 2>"$err"
+	check "iommufd without /dev/iommu: exit" 1 $?
+	check "iommufd without /dev/iommu: one line naming it" 1 "$(grep -c '/dev/iommu does not exist' "$err")"
+fi
 "$bin" map --device 0000:00:1f.7 --buffer anon --size 4K 2>"$err"
 check "missing device: exit" 1 $?
 check "missing device: one line" 1 "$(grep -c 'no PCI device 0000:00:1f.7' "$err")"
@@ -41,6 +48,9 @@ if [ ! -e /sys/bus/pci/devices/$dev/iommu_group ]; then
 	check "map -o of a failing mapping: its exit status" 1 $?
 	check "map -o: the session is complete, with the map's status" "1|1|command-exit" \
 		"$(sqlite3 "$db" "SELECT complete, command_exit_status, end_reason FROM sessions")"
+	check "map -o: the run's parameters stored, nothing mapped or measured" \
+		"type1|$dev|anon|4096|1073741824|0|0||" \
+		"$(sqlite3 "$db" "SELECT mapper, device, buffer_kind, size_bytes, iova, iova_given, maps_done, phys_runs, expected_pgsize_bitmap FROM map_runs")"
 	rm -f "$db"
 fi
 check "$dev still without a driver" no "$([ -e /sys/bus/pci/devices/$dev/driver ] && echo yes || echo no)"

@@ -345,7 +345,7 @@ static void session_end_marks_complete(void **state)
 	assert_string_equal(sql_rows(f->db, "SELECT complete, end_reason, end_mono_ns, events_total,"
 				 " command_exit_status FROM sessions"), "1|duration|5000|3|NULL;");
 	assert_string_equal(sql_rows(f->db, "SELECT value FROM meta WHERE key = 'schema_version'"),
-			    "1;");
+			    "2;");
 }
 
 static void open_refuses_existing_foreign_and_newer_files(void **state)
@@ -390,6 +390,37 @@ static void open_refuses_existing_foreign_and_newer_files(void **state)
 	rmdir(dir);
 }
 
+/* A version 1 file (no map_* tables) reads as it is and is migrated when opened for writing. */
+static void open_migrates_version_1(void **state)
+{
+	char dir[] = "/tmp/iommutrace-db-XXXXXX", path[128], err[256];
+	const char *tables = "SELECT group_concat(name) FROM (SELECT name FROM sqlite_master"
+			     " WHERE name GLOB 'map_*' ORDER BY name)";
+	sqlite3 *db;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/v1.db", dir);
+	db = itdb_open(path, ITDB_CREATE, err, sizeof(err));
+	assert_non_null(db);
+	assert_int_equal(itdb_exec(db, "DROP VIEW map_pages_check_view; DROP TABLE map_runs;"
+				   " DROP TABLE map_backing; DROP TABLE map_expected_pages;"
+				   " UPDATE meta SET value = '1' WHERE key = 'schema_version'", "test"), 0);
+	itdb_close(db);
+	db = itdb_open(path, ITDB_READ, err, sizeof(err));
+	assert_non_null(db);
+	assert_string_equal(sql_rows(db, tables), "map_pages_view;");
+	sqlite3_close(db);
+	db = itdb_open(path, ITDB_APPEND, err, sizeof(err));
+	assert_non_null(db);
+	assert_string_equal(sql_rows(db, tables), "map_backing,map_expected_pages,"
+			    "map_pages_check_view,map_pages_view,map_runs;");
+	assert_string_equal(sql_rows(db, "SELECT value FROM meta WHERE key = 'schema_version'"),
+			    "2;");
+	itdb_close(db);
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -407,6 +438,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(dma_api_ties_domain_to_device, setup, teardown),
 		cmocka_unit_test_setup_teardown(session_end_marks_complete, setup, teardown),
 		cmocka_unit_test(open_refuses_existing_foreign_and_newer_files),
+		cmocka_unit_test(open_migrates_version_1),
 	};
 
 	return cmocka_run_group_tests_name("database and event writer", tests, NULL, NULL);

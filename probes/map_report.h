@@ -1,0 +1,45 @@
+/* What one `map` run did and measured, handed from the mapping process to the recorder that
+ * stores it with the session (map -o): its parameters, the IOVA, the buffer's address and
+ * physical runs, its THP and hugetlb bytes, the page sizes the mapper reported, and how many
+ * mappings were made. The mapping process writes it to an inherited memfd (both ends are this
+ * same binary, so the layout is private to it); the recorder reads it once the command has ended
+ * and stores map_runs, map_backing and map_expected_pages, the pages the leaf rule expects. */
+#ifndef IOMMUTRACE_MAP_REPORT_H
+#define IOMMUTRACE_MAP_REPORT_H
+
+#include <stdint.h>
+#include <sqlite3.h>
+#include "backing.h"
+
+/* The environment variable that carries the report fd to the mapping process. */
+#define MAP_REPORT_FD_ENV "IOMMUTRACE_MAP_REPORT_FD"
+
+struct map_report {
+	char mapper[16];
+	char device[16];
+	char buffer[48];		/* as given: anon, thp, ..., bar:BDF/INDEX */
+	char buffer_kind[16];
+	char bar_device[16];		/* "" unless a BAR window */
+	int32_t bar_index;
+	uint64_t bar_start, bar_offset;
+	uint64_t size, iova, vaddr;
+	uint32_t iova_given, hold;
+	uint64_t repeat, maps_done;
+	uint64_t mapper_pgsize_bitmap;	/* 0: the mapper did not tell */
+	uint64_t thp_bytes, hugetlb_bytes;
+	uint64_t nruns;			/* physical runs; 0 until measured */
+	struct backing_run *runs;
+};
+
+/* Writes the report over what fd held (runs after the fixed part). Returns 0, or -1 (logged). */
+int map_report_write(int fd, const struct map_report *r);
+/* Reads a report from the start of fd. Returns 0, 1 when nothing was written, -1 (logged) when
+ * it is truncated or malformed. */
+int map_report_read(int fd, struct map_report *r);
+void map_report_free(struct map_report *r);
+/* Stores the report with the session, and the pages the leaf rule expects for each physical run
+ * at its IOVA, with the mapper's page sizes, or else those of the domain the recorded maps at
+ * that IOVA went to. Returns 0, or -1 (logged). */
+int map_report_store(sqlite3 *db, int64_t session_id, const struct map_report *r);
+
+#endif

@@ -1,0 +1,87 @@
+/* Dispatch to the VFIO type1 or the iommufd mapper (see mapper.h). */
+#include <string.h>
+#include "common/log.h"
+#include "mapper.h"
+
+static const char *const names[] = { [MAPPER_TYPE1] = "type1", [MAPPER_IOMMUFD] = "iommufd" };
+
+int mapper_parse(const char *s, enum mapper_kind *kind)
+{
+	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+		if (!strcmp(s, names[k])) {
+			*kind = k;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+const char *mapper_name(enum mapper_kind kind)
+{
+	return names[kind];
+}
+
+int mapper_check_buffer(enum mapper_kind kind, enum buffer_kind buffer)
+{
+	if (kind == MAPPER_IOMMUFD && buffer == BUF_BAR) {
+		log_error("--mapper iommufd cannot map a BAR window: iommufd pins user pages and a "
+			  "BAR's mmap has none (VM_PFNMAP); use --mapper type1");
+		return -1;
+	}
+	return 0;
+}
+
+int mapper_available(enum mapper_kind kind)
+{
+	return kind == MAPPER_IOMMUFD ? iommufd_available() : 0;
+}
+
+int mapper_open(struct mapper *m, enum mapper_kind kind)
+{
+	m->kind = kind;
+	return kind == MAPPER_TYPE1 ? vfio_type1_open(&m->type1) : iommufd_open(&m->iommufd);
+}
+
+int mapper_add_device(struct mapper *m, const char *bdf)
+{
+	return m->kind == MAPPER_TYPE1 ? vfio_type1_add_device_group(&m->type1, bdf)
+				       : iommufd_add_device(&m->iommufd, bdf);
+}
+
+int mapper_device_fd(struct mapper *m, const char *bdf)
+{
+	return m->kind == MAPPER_TYPE1 ? vfio_type1_device_fd(&m->type1, bdf)
+				       : iommufd_device_fd(&m->iommufd, bdf);
+}
+
+uint64_t mapper_pgsizes(struct mapper *m)
+{
+	uint64_t bitmap = 0;
+
+	if (m->kind == MAPPER_TYPE1 && vfio_type1_pgsizes(&m->type1, &bitmap))
+		return 0;
+	return bitmap;
+}
+
+int mapper_map(struct mapper *m, const struct buffer *b, uint64_t iova)
+{
+	if (mapper_check_buffer(m->kind, b->spec.kind))
+		return -1;
+	if (m->kind == MAPPER_TYPE1)
+		return vfio_type1_map(&m->type1, b->vaddr, iova, b->size);
+	if (b->spec.kind == BUF_MEMFD)
+		return iommufd_map_file(&m->iommufd, b->fd, 0, iova, b->size);
+	return iommufd_map(&m->iommufd, b->vaddr, iova, b->size);
+}
+
+int mapper_unmap(struct mapper *m, uint64_t iova, uint64_t size)
+{
+	return m->kind == MAPPER_TYPE1 ? vfio_type1_unmap(&m->type1, iova, size)
+				       : iommufd_unmap(&m->iommufd, iova, size);
+}
+
+void mapper_close(struct mapper *m)
+{
+	vfio_type1_close(&m->type1);
+	iommufd_close(&m->iommufd);
+}

@@ -1,0 +1,46 @@
+/* The one interface through which the harness maps buffers into a device's IOMMU domain, over
+ * its two implementations: VFIO type1 (container and groups; every kernel) and iommufd (IOAS and
+ * VFIO device cdevs; kernels built with it). Callers do not look past it. Functions log one line
+ * on failure and return -1. */
+#ifndef IOMMUTRACE_MAPPER_H
+#define IOMMUTRACE_MAPPER_H
+
+#include <stdint.h>
+#include "buffers.h"
+#include "iommufd.h"
+#include "vfio_type1.h"
+
+enum mapper_kind { MAPPER_TYPE1, MAPPER_IOMMUFD };
+
+struct mapper {
+	enum mapper_kind kind;
+	struct vfio_type1 type1;
+	struct iommufd_mapper iommufd;
+};
+
+#define MAPPER_INIT { .type1 = VFIO_TYPE1_INIT, .iommufd = IOMMUFD_MAPPER_INIT }
+
+/* "type1" or "iommufd". */
+int mapper_parse(const char *s, enum mapper_kind *kind);
+const char *mapper_name(enum mapper_kind kind);
+
+/* Whether the mapper can map a buffer of this kind; one line and -1 when not (iommufd and BAR
+ * windows: it pins pages, and a BAR's mmap has none). */
+int mapper_check_buffer(enum mapper_kind kind, enum buffer_kind buffer);
+/* Whether this kernel has the mapper; one line and -1 when it certainly does not (iommufd
+ * without /dev/iommu). VFIO itself is checked when devices are bound. */
+int mapper_available(enum mapper_kind kind);
+int mapper_open(struct mapper *m, enum mapper_kind kind);
+/* Puts the device (bound to vfio-pci) into the mapper's address space. */
+int mapper_add_device(struct mapper *m, const char *bdf);
+/* A new VFIO device fd of an added device, for buffer_create's BAR window; caller owns it. */
+int mapper_device_fd(struct mapper *m, const char *bdf);
+/* The page sizes the domain takes, or 0 when the mapper does not tell (iommufd). */
+uint64_t mapper_pgsizes(struct mapper *m);
+/* Maps the whole buffer at iova, read and write: by its user address, or for a memfd under
+ * iommufd by file offset (IOMMU_IOAS_MAP_FILE). Checks mapper_check_buffer() first. */
+int mapper_map(struct mapper *m, const struct buffer *b, uint64_t iova);
+int mapper_unmap(struct mapper *m, uint64_t iova, uint64_t size);
+void mapper_close(struct mapper *m);
+
+#endif

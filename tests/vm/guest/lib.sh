@@ -1,0 +1,78 @@
+# shellcheck shell=sh
+# Shared by the guest scenarios: pass/fail counting, checks on databases and on the exit status and
+# output of a command, and the driver binding of a device before and after a run.
+# shellcheck disable=SC3043 # busybox ash has local
+
+failures=0
+
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+pass() { echo "ok: $*"; }
+
+# expect DB WHAT EXPECTED SQL: the query's value (rows joined by newlines) must equal EXPECTED
+expect() {
+	local got
+	got=$(sqlite3 "$1" "$4")
+	if [ "$got" = "$3" ]; then pass "$2 = $3"; else fail "$2: expected $3, got '$got'"; fi
+}
+
+# check NAME COMMAND...: passes when COMMAND succeeds
+check() {
+	local name="$1"
+	shift
+	if "$@"; then pass "$name"; else fail "$name"; fi
+}
+
+# run_expect NAME STATUS ARGS...: the command's exit status must be STATUS; a failure says why in
+# one line. Its output stays in /tmp/out.
+run_expect() {
+	local name="$1" want="$2" rc=0
+	shift 2
+	"$@" >/tmp/out 2>&1 || rc=$?
+	sed 's/^/    /' /tmp/out
+	if [ "$rc" = "$want" ]; then pass "$name: exit $rc"; else fail "$name: exit $rc, expected $want"; fi
+	[ "$want" = 0 ] || check "$name: one line of error" [ "$(wc -l </tmp/out)" = 1 ]
+}
+
+# pages_agree DB: the driver pages recorded in the map run's IOVA range are the pages the leaf rule
+# expects from the buffer's physical runs, size for size (observed from the driver's map_pages, or
+# on 7.1+ derived from the map)
+pages_agree() {
+	sqlite3 "$1" "select pgsize_bytes, expected_pages, seen_pages, source from map_pages_check_view" |
+		sed 's/^/    pages: /'
+	expect "$1" "page sizes where the driver's pages and the leaf rule's differ (of at least one)" \
+		"0|1" "select count(*) filter (where not agrees), count(*) > 0 from map_pages_check_view"
+}
+
+# driver_of BDF: the driver the device is bound to, or nothing
+driver_of() {
+	[ -L "/sys/bus/pci/devices/$1/driver" ] && basename "$(readlink "/sys/bus/pci/devices/$1/driver")"
+}
+
+# remember_binding BDF: notes the device's driver and driver_override for check_restored
+remember_binding() {
+	ORIG_DRIVER=$(driver_of "$1")
+	ORIG_OVERRIDE=$(cat "/sys/bus/pci/devices/$1/driver_override")
+	echo "$1: driver '${ORIG_DRIVER:-none}', driver_override '$ORIG_OVERRIDE', kernel $(uname -r)"
+}
+
+# check_restored BDF WHAT: the device is bound as remember_binding found it
+check_restored() {
+	local drv ovr
+	drv=$(driver_of "$1")
+	ovr=$(cat "/sys/bus/pci/devices/$1/driver_override")
+	if [ "$drv" = "$ORIG_DRIVER" ] && [ "$ovr" = "$ORIG_OVERRIDE" ]; then
+		pass "$2: $1 restored (driver '${drv:-none}', override '$ovr')"
+	else
+		fail "$2: $1 is on '${drv:-none}' with override '$ovr'"
+	fi
+}
+
+# The page sizes of a map are observed from the driver's map_pages, except from 7.1, where the
+# drivers choose the leaf inside {vtdss,amdv1,x86_64}_map_range: they are derived there.
+driver_pages_source() {
+	if awk '$3 ~ /^(vtdss|amdv1|x86_64)_map_range$/ { found = 1; exit } END { exit !found }' /proc/kallsyms; then
+		echo derived
+	else
+		echo observed
+	fi
+}

@@ -7,7 +7,7 @@ BUILD ?= $(if $(filter 1,$(SAN)),build-san,build)
 CC ?= cc
 CLANG ?= clang
 BPFTOOL ?= bpftool
-PKGS := libbpf libelf zlib sqlite3 libtracecmd libtracefs libtraceevent
+PKGS := libbpf libelf zlib sqlite3 libtracecmd libtracefs libtraceevent liburing
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
 CFLAGS ?= -O2 -g
@@ -34,8 +34,8 @@ endif
 
 # Debian packages: build and tests; the testbed (tests/vm) adds QEMU and the initramfs tools.
 DEPS := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libsqlite3-dev sqlite3 \
-	libtraceevent-dev libtracefs-dev libtracecmd-dev libcmocka-dev pkg-config trace-cmd \
-	qemu-system-x86 busybox-static cpio xz-utils kmod
+	libtraceevent-dev libtracefs-dev libtracecmd-dev liburing-dev libcmocka-dev pkg-config \
+	trace-cmd qemu-system-x86 busybox-static cpio xz-utils kmod debootstrap
 
 all: $(BUILD)/iommutrace
 
@@ -47,7 +47,7 @@ deps:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null || exit 1; \
 	fi
 
-LIB_SRCS := $(wildcard common/*.c tracer/*.c analyzer/*.c probes/*.c) $(filter-out cli/main.c,$(wildcard cli/*.c))
+LIB_SRCS := $(wildcard common/*.c tracer/*.c analyzer/*.c probes/*.c nvme/*.c io/*.c) $(filter-out cli/main.c,$(wildcard cli/*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 MAIN_OBJ := $(BUILD)/cli/main.o
 

@@ -8,5 +8,6 @@ int cmd_record(int argc, char **argv);
 int cmd_devices(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_map(int argc, char **argv);
+int cmd_io(int argc, char **argv);
 
 #endif

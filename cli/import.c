@@ -178,7 +178,7 @@ static int run_import(const char *path, const char *db_path, bool force,
 		log_error("the output %s is the input file", db_path);
 		return IT_EXIT_USAGE;
 	}
-	if (itdb_check_create(db_path, force, err, sizeof(err))) {
+	if (itdb_check_create(db_path, force, NULL, err, sizeof(err))) {
 		log_error("%s", err);
 		return IT_EXIT_FAILURE;
 	}

@@ -5,13 +5,12 @@
 #include <getopt.h>
 #include <limits.h>
 #include <errno.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
+#include "common/child_report.h"
 #include "common/exit_codes.h"
 #include "common/human_size.h"
 #include "common/leaf.h"
@@ -19,17 +18,13 @@
 #include "common/parse.h"
 #include "probes/backing.h"
 #include "probes/buffers.h"
-#include "probes/device_binding.h"
+#include "probes/device_setup.h"
 #include "probes/map_report.h"
 #include "probes/mapper.h"
-#include "tracer/recorder.h"
 #include "commands.h"
 #include "options.h"
-
-/* Below the x86 MSI window at 0xfee00000, which type1 reserves in every domain. */
-#define DEFAULT_IOVA LEAF_1G
-#define DEFAULT_IOVA_HIGH (4ull << 30)
-#define MSI_WINDOW_START 0xfee00000ull
+#include "self_record.h"
+#include "stop_signal.h"
 
 struct map_opts {
 	char device[13];
@@ -37,22 +32,16 @@ struct map_opts {
 	struct buffer_spec buffer;
 	enum mapper_kind mapper;
 	uint64_t size, offset, iova, repeat;
-	bool iova_given, hold, force;
+	bool iova_given, hold, force, replace;
 	const char *db_path;
 };
-
-static volatile sig_atomic_t stop_signal;
-
-static void on_signal(int sig)
-{
-	stop_signal = sig;
-}
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: iommutrace map --device BDF --buffer KIND --size SIZE [--offset SIZE] [--iova ADDR]\n"
-"                      [--mapper type1|iommufd] [--hold] [--repeat N] [-o FILE.db] [--force]\n"
+"                      [--mapper type1|iommufd] [--hold] [--repeat N] [-o FILE.db [--replace]]\n"
+"                      [--force]\n"
 "\n"
 "Maps a buffer into the IOMMU domain of a device as user-space drivers do: binds the device to\n"
 "vfio-pci, gives it a domain of its own (a VFIO type1 container, or an iommufd IOAS), maps the\n"
@@ -71,13 +60,14 @@ static void usage(FILE *f)
 "                        0xfee00000: aligned to the largest page the buffer allows)\n"
 "  -m, --mapper NAME     type1 (default: VFIO container and groups, every kernel) or iommufd\n"
 "                        (/dev/iommu and the device's VFIO cdev; IOMMU_IOAS_MAP, and\n"
-"                        IOMMU_IOAS_MAP_FILE for memfd; no BAR windows)\n"
+"                        IOMMU_IOAS_MAP_FILE for memfd and for bar, exported as a dma-buf)\n"
 "      --hold            keep the mapping until SIGINT/SIGTERM/SIGHUP\n"
 "      --repeat N        map and unmap N times (default 1)\n"
 "  -o, --output FILE     record while mapping into a new database (as 'iommutrace record -o\n"
 "                        FILE -- iommutrace map ...') and store this run with the session\n"
 "                        (map_runs, map_backing, map_expected_pages); the exit status is the\n"
 "                        mapping's\n"
+"      --replace         with -o: replace an existing FILE\n"
 "  -f, --force           take a device whose block devices are mounted or held\n"
 "  -v, --verbose         debug messages\n"
 "  -h, --help            this text\n"
@@ -99,6 +89,7 @@ static int parse_args(int argc, char **argv, struct map_opts *o)
 		{ "mapper", required_argument, NULL, 'm' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "force", no_argument, NULL, 'f' },
+		{ "replace", no_argument, NULL, 'R' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
@@ -119,6 +110,7 @@ static int parse_args(int argc, char **argv, struct map_opts *o)
 		case 'm': o->mapper_arg = optarg; break;
 		case 'o': o->db_path = optarg; break;
 		case 'f': o->force = true; break;
+		case 'R': o->replace = true; break;
 		case 'v': log_verbose++; break;
 		case 'h': usage(stdout); return 1;
 		default: return -1;
@@ -130,6 +122,10 @@ static int parse_args(int argc, char **argv, struct map_opts *o)
 	}
 	if (!device || !o->buffer_arg || !o->size_arg) {
 		log_error("map needs --device, --buffer and --size; see 'iommutrace map --help'");
+		return -1;
+	}
+	if (o->replace && !o->db_path) {
+		log_error("--replace replaces the -o database; give -o FILE");
 		return -1;
 	}
 	if (parse_bdf(device, o->device)) {
@@ -145,8 +141,6 @@ static int parse_args(int argc, char **argv, struct map_opts *o)
 		log_error("bad mapper '%s': give type1 or iommufd", o->mapper_arg);
 		return -1;
 	}
-	if (mapper_check_buffer(o->mapper, o->buffer.kind))
-		return -1;
 	return 0;
 }
 
@@ -183,10 +177,10 @@ static int check_numbers(struct map_opts *o)
 }
 
 /* -o, in the recorder: the mapping process's report, stored with the session. */
-static int store_report(sqlite3 *db, int64_t session_id, void *ctx)
+static int store_report(sqlite3 *db, int64_t session_id, int report_fd)
 {
 	struct map_report r;
-	int rc = map_report_read(*(int *)ctx, &r);
+	int rc = map_report_read(report_fd, &r);
 
 	if (rc > 0) {
 		log_warn("the map command reported nothing (it ended before it began); the session "
@@ -199,99 +193,18 @@ static int store_report(sqlite3 *db, int64_t session_id, void *ctx)
 	return rc;
 }
 
-/* -o: this same command without -o, run by the recorder, which hands it a memfd to report in. */
-static int run_recorded(const struct map_opts *o)
-{
-	char exe[PATH_MAX], device[16], fdnum[16], *argv[26];
-	int status = -1, ret, report_fd = memfd_create("iommutrace-map-report", 0);
-	struct recorder_opts r = { .db_path = o->db_path, .sysfs_root = "/", .command = argv,
-				   .command_status = &status, .store_extra = store_report,
-				   .store_extra_ctx = &report_fd };
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	int i = 0;
-
-	if (n < 0 || report_fd < 0) {
-		log_error("%s: %s", n < 0 ? "cannot find this program's path in /proc/self/exe"
-					  : "memfd_create for the map report", strerror(errno));
-		if (report_fd >= 0)
-			close(report_fd);
-		return IT_EXIT_FAILURE;
-	}
-	exe[n] = '\0';
-	snprintf(fdnum, sizeof(fdnum), "%d", report_fd);
-	setenv(MAP_REPORT_FD_ENV, fdnum, 1);
-	snprintf(device, sizeof(device), "%s", o->device);
-	argv[i++] = exe;
-	if (log_verbose)
-		argv[i++] = "-v";
-	argv[i++] = "map";
-	argv[i++] = "--device"; argv[i++] = device;
-	argv[i++] = "--buffer"; argv[i++] = (char *)o->buffer_arg;
-	argv[i++] = "--size"; argv[i++] = (char *)o->size_arg;
-	if (o->offset_arg) { argv[i++] = "--offset"; argv[i++] = (char *)o->offset_arg; }
-	if (o->iova_arg) { argv[i++] = "--iova"; argv[i++] = (char *)o->iova_arg; }
-	if (o->repeat_arg) { argv[i++] = "--repeat"; argv[i++] = (char *)o->repeat_arg; }
-	if (o->mapper_arg) { argv[i++] = "--mapper"; argv[i++] = (char *)o->mapper_arg; }
-	if (o->hold)
-		argv[i++] = "--hold";
-	if (o->force)
-		argv[i++] = "--force";
-	argv[i] = NULL;
-	ret = recorder_run(&r);
-	unsetenv(MAP_REPORT_FD_ENV);
-	close(report_fd);
-	/* the recording is complete either way; the mapping's own failure is the exit status */
-	if (ret == IT_EXIT_OK && status > 0)
-		return status < 128 ? status : IT_EXIT_FAILURE;
-	return ret;
-}
-
-static void catch_signals(void)
-{
-	struct sigaction sa = { .sa_handler = on_signal };	/* no SA_RESTART: waits end */
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-}
-
-static void wait_for_signal(void)
-{
-	sigset_t block, old;
-
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGHUP);
-	sigprocmask(SIG_BLOCK, &block, &old);
-	while (!stop_signal)
-		sigsuspend(&old);
-	sigprocmask(SIG_SETMASK, &old, NULL);
-}
-
-static uint64_t default_iova(uint64_t size)
-{
-	return DEFAULT_IOVA + size > MSI_WINDOW_START ? DEFAULT_IOVA_HIGH : DEFAULT_IOVA;
-}
-
-/* This run's report, written to fd when the recorder asked for one (map -o). */
+/* This run's report, written to fd when it runs under map -o's recorder. */
 struct run_report {
 	int fd;			/* -1: nobody asked */
 	struct map_report r;
 };
 
-static void report_init(struct run_report *rep, const struct map_opts *o)
+static void report_init(struct run_report *rep, const struct map_opts *o, int report_fd)
 {
-	const char *fd = getenv(MAP_REPORT_FD_ENV);
 	struct map_report *r = &rep->r;
-	uint64_t n;
 
 	memset(rep, 0, sizeof(*rep));
-	rep->fd = -1;
-	if (fd && !parse_u64(fd, &n) && n <= INT_MAX)
-		rep->fd = (int)n;
-	unsetenv(MAP_REPORT_FD_ENV);
+	rep->fd = report_fd;
 	snprintf(r->mapper, sizeof(r->mapper), "%s", mapper_name(o->mapper));
 	snprintf(r->device, sizeof(r->device), "%s", o->device);
 	snprintf(r->buffer, sizeof(r->buffer), "%s", o->buffer_arg);
@@ -380,60 +293,36 @@ static int map_loop(const struct map_opts *o, struct mapper *m, struct buffer *b
 			print_mapping(o, b, &rep->r);
 		}
 		if (o->hold)
-			wait_for_signal();
+			wait_for_stop_signal();
 		if (mapper_unmap(m, o->iova, b->size))
 			return -1;
 	}
 	return 0;
 }
 
-/* The devices into the mapper's address space and the buffer; a BAR window comes through the
- * VFIO device fd of its own device. */
-static int set_up(struct map_opts *o, struct mapper *m, struct buffer *b, bool other_bar)
+static int run_map(struct map_opts *o, int report_fd)
 {
-	int bar_fd = -1;
-
-	if (mapper_open(m, o->mapper) || mapper_add_device(m, o->device) ||
-	    (other_bar && mapper_add_device(m, o->buffer.bar_bdf)) || stop_signal)
-		return -1;
-	if (o->buffer.kind == BUF_BAR) {
-		bar_fd = mapper_device_fd(m, o->buffer.bar_bdf);
-		if (bar_fd < 0)
-			return -1;
-	}
-	return buffer_create(b, &o->buffer, o->size, o->offset, bar_fd);
-}
-
-static int run_map(struct map_opts *o)
-{
-	struct device_binding dev = { 0 }, bar_dev = { 0 };
-	struct mapper m = MAPPER_INIT;
-	struct buffer b = BUFFER_INIT;
+	struct device_setup s = DEVICE_SETUP_INIT;
+	struct device_setup_opts so = { .bdf = o->device, .mapper = o->mapper, .buffer = o->buffer,
+					.size = o->size, .offset = o->offset, .force = o->force,
+					.stop = &stop_signal };
 	struct run_report rep;
-	bool other_bar = o->buffer.kind == BUF_BAR && strcmp(o->buffer.bar_bdf, o->device);
 	int ret = IT_EXIT_FAILURE;
 
-	catch_signals();
+	stop_on_signals();
 	if (!o->iova_given)
-		o->iova = default_iova(o->size);
-	report_init(&rep, o);
-	if (report_write(&rep) || device_bind_vfio(&dev, o->device, o->force) ||
-	    (other_bar && device_bind_vfio(&bar_dev, o->buffer.bar_bdf, o->force)) ||
-	    stop_signal || set_up(o, &m, &b, other_bar))
+		o->iova = mapper_default_iova(o->size);
+	report_init(&rep, o, report_fd);
+	if (report_write(&rep) || device_setup_open(&s, &so))
 		goto cleanup;
 	/* with --hold a signal is how the run ends; otherwise it cut the run short */
-	if (!stop_signal && !map_loop(o, &m, &b, &rep) && (!stop_signal || o->hold))
+	if (!stop_signal && !map_loop(o, &s.mapper, &s.buffer, &rep) && (!stop_signal || o->hold))
 		ret = IT_EXIT_OK;
 cleanup:
 	if (report_write(&rep))
 		ret = IT_EXIT_FAILURE;
 	map_report_free(&rep.r);
-	buffer_destroy(&b);
-	mapper_close(&m);
-	/* both, whatever the first one does */
-	if (device_restore(&bar_dev))
-		ret = IT_EXIT_FAILURE;
-	if (device_restore(&dev))
+	if (device_setup_close(&s))
 		ret = IT_EXIT_FAILURE;
 	if (stop_signal)
 		log_info("stopped by signal %d; devices restored", (int)stop_signal);
@@ -443,7 +332,7 @@ cleanup:
 int cmd_map(int argc, char **argv)
 {
 	struct map_opts o = { 0 };
-	int rc = parse_args(argc, argv, &o);
+	int report_fd = child_report_take(), rc = parse_args(argc, argv, &o);
 
 	if (rc)
 		return rc > 0 ? IT_EXIT_OK : IT_EXIT_USAGE;
@@ -452,7 +341,8 @@ int cmd_map(int argc, char **argv)
 	/* before any device leaves its driver */
 	if (mapper_available(o.mapper))
 		return IT_EXIT_FAILURE;
-	if (o.db_path)
-		return run_recorded(&o);
-	return run_map(&o);
+	if (o.db_path && report_fd < 0)
+		return self_record_run(argc, argv, &(struct self_record){
+			.db_path = o.db_path, .replace = o.replace, .store = store_report });
+	return run_map(&o, report_fd);
 }

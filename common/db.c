@@ -119,13 +119,15 @@ int itdb_remove(const char *path, char *err, size_t errlen)
 	return 0;
 }
 
-int itdb_check_create(const char *path, int force, char *err, size_t errlen)
+int itdb_check_create(const char *path, int force, const char *force_option, char *err,
+		      size_t errlen)
 {
 	char dir[4096];
 	const char *slash = strrchr(path, '/');
 
 	if (!force && file_has_content(path)) {
-		snprintf(err, errlen, "%s exists; use --force to replace it, or choose another -o", path);
+		snprintf(err, errlen, "%s exists; use %s to replace it, or choose another -o", path,
+			 force_option ? force_option : "--force");
 		return -1;
 	}
 	if (!slash)
@@ -195,7 +197,7 @@ sqlite3 *itdb_open(const char *path, enum itdb_open_mode mode, char *err, size_t
 		snprintf(err, errlen, "%s: cannot set WAL journal mode: %s", path, sqlite3_errmsg(db));
 		goto fail;
 	}
-	/* version 2 added tables and views only: migrating is creating what is missing */
+	/* versions 2 and 3 added tables and views only: migrating is creating what is missing */
 	if ((!exists || version < IT_SCHEMA_VERSION) && create_schema(db)) {
 		snprintf(err, errlen, "%s: cannot %s schema: %s", path,
 			 exists ? "migrate the" : "create the", sqlite3_errmsg(db));

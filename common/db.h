@@ -20,8 +20,10 @@ enum itdb_open_mode {
 sqlite3 *itdb_open(const char *path, enum itdb_open_mode mode, char *err, size_t errlen);
 /* Checks, before any slow work, that itdb_open(path, ITDB_CREATE or, with force,
  * ITDB_CREATE_FORCE) can succeed: path absent (or force), and its directory writable. Returns 0,
- * or -1 with one line for the user in err. */
-int itdb_check_create(const char *path, int force, char *err, size_t errlen);
+ * or -1 with one line for the user in err, which names force_option (the command's option that
+ * sets force; "--force" when NULL). */
+int itdb_check_create(const char *path, int force, const char *force_option, char *err,
+		      size_t errlen);
 /* Removes path and its -wal, -shm and -journal files (missing ones are fine). Returns 0, or -1
  * with one line for the user in err. */
 int itdb_remove(const char *path, char *err, size_t errlen);

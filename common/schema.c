@@ -202,6 +202,42 @@ const char it_schema_sql[] =
 "  pgcount INTEGER NOT NULL,"
 "  PRIMARY KEY (session_id, pgsize_bytes));"
 
+/* One per `io -o` session: what was read, from which device, into what. */
+"CREATE TABLE IF NOT EXISTS io_runs ("
+"  session_id INTEGER PRIMARY KEY REFERENCES sessions,"
+"  engine TEXT NOT NULL,"			/* vfio | uring | uio */
+"  device TEXT NOT NULL, model TEXT, serial TEXT,"
+"  nsid INTEGER NOT NULL, block_size INTEGER, blocks INTEGER,"
+"  workload TEXT NOT NULL,"		/* randread | seqread */
+"  bs_bytes INTEGER NOT NULL,"
+"  duration_ns INTEGER NOT NULL,"		/* asked for, per point */
+"  repeat_count INTEGER NOT NULL,"
+"  mapper TEXT,"				/* type1 | iommufd; NULL: the engine maps nothing itself */
+"  buffer TEXT NOT NULL, buffer_kind TEXT NOT NULL, size_bytes INTEGER NOT NULL,"
+"  bar_offset_bytes INTEGER,"
+"  window_bytes INTEGER NOT NULL,"
+"  iova INTEGER,"
+"  verify INTEGER NOT NULL);"
+
+/* One per measurement point, in the order run; CLOCK_MONOTONIC times, as the events have. */
+"CREATE TABLE IF NOT EXISTS io_points ("
+"  session_id INTEGER NOT NULL REFERENCES sessions,"
+"  point INTEGER NOT NULL,"
+"  qd INTEGER NOT NULL, repeat_index INTEGER NOT NULL,"
+"  start_mono_ns INTEGER NOT NULL, end_mono_ns INTEGER NOT NULL, elapsed_ns INTEGER NOT NULL,"
+"  completed INTEGER NOT NULL, failed INTEGER NOT NULL,"
+"  verify_errors INTEGER,"		/* NULL without --verify */
+"  bytes INTEGER NOT NULL,"
+"  iops REAL, bandwidth_bytes_per_s REAL, mean_ns REAL,"
+"  p50_ns INTEGER, p90_ns INTEGER, p99_ns INTEGER, p999_ns INTEGER, max_ns INTEGER,"
+"  PRIMARY KEY (session_id, point));"
+
+"CREATE TABLE IF NOT EXISTS io_latency_buckets ("
+"  session_id INTEGER NOT NULL REFERENCES sessions,"
+"  point INTEGER NOT NULL,"
+"  lo_ns INTEGER NOT NULL, hi_ns INTEGER NOT NULL,"	/* the bucket's values, inclusive */
+"  count INTEGER NOT NULL);"
+
 "CREATE VIEW IF NOT EXISTS maps_view AS SELECT map_id, session_id, ts_ns, comm, tid,"
 "  " HEX("domain_ptr") " AS domain, domain_source, printf('0x%x', iova) AS iova_hex,"
 "  printf('0x%x', paddr) AS paddr_hex, size_bytes FROM maps;"
@@ -251,6 +287,13 @@ const char it_schema_sql[] =
 "  d.pgsize_bytes, SUM(d.pgcount) AS pages, d.source"
 "  FROM maps m JOIN driver_maps d ON d.map_id = m.map_id AND d.op = 'map'"
 "  GROUP BY m.map_id, d.pgsize_bytes, d.source;"
+
+/* Per io -o session and queue depth: the means over the repeats. */
+"CREATE VIEW IF NOT EXISTS io_summary_view AS SELECT p.session_id, r.engine, r.device,"
+"  r.workload, r.bs_bytes, r.buffer, p.qd, COUNT(*) AS repeats, AVG(p.iops) AS iops,"
+"  AVG(p.bandwidth_bytes_per_s) AS bandwidth_bytes_per_s, AVG(p.mean_ns) AS mean_ns,"
+"  AVG(p.p99_ns) AS p99_ns, SUM(p.completed) AS completed, SUM(p.failed) AS failed"
+"  FROM io_points p JOIN io_runs r USING (session_id) GROUP BY p.session_id, p.qd;"
 
 /* Per map -o session and page size: the pages the leaf rule expects (per mapping, times the
  * mappings made) beside the driver pages recorded in the mapped IOVA range. */

@@ -1,4 +1,5 @@
-/* Binding to vfio-pci through sysfs and restoring the original driver (see device_binding.h). */
+/* Binding to vfio-pci or uio_pci_generic through sysfs and restoring the original driver (see
+ * device_binding.h). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -124,7 +125,7 @@ static int unbind(const char *bdf)
 	return write_sysfs(path, bdf);
 }
 
-int device_bind_vfio(struct device_binding *b, const char *bdf, bool force)
+int device_bind(struct device_binding *b, const char *bdf, const char *driver_name, bool force)
 {
 	char path[PATH_MAX], driver[SYSFS_NAME_MAX + 1];
 	struct stat st;
@@ -137,17 +138,18 @@ int device_bind_vfio(struct device_binding *b, const char *bdf, bool force)
 		return -1;
 	}
 	current_driver(bdf, b->orig_driver, sizeof(b->orig_driver));
-	if (!strcmp(b->orig_driver, VFIO_PCI))
+	if (!strcmp(b->orig_driver, driver_name))
 		return 0;
-	/* checked before the device leaves its driver: without them vfio-pci cannot take it */
+	/* checked before the device leaves its driver: without them the new one cannot take it */
 	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/iommu_group", bdf);
-	if (lstat(path, &st)) {
+	if (!strcmp(driver_name, VFIO_PCI) && lstat(path, &st)) {
 		log_error("%s has no IOMMU group: the IOMMU is off or absent (boot with intel_iommu=on "
 			  "or amd_iommu=on), so VFIO cannot map for it", bdf);
 		return -1;
 	}
-	if (stat("/sys/bus/pci/drivers/" VFIO_PCI, &st)) {
-		log_error("the vfio-pci driver is not loaded: modprobe vfio-pci");
+	snprintf(path, sizeof(path), "/sys/bus/pci/drivers/%s", driver_name);
+	if (stat(path, &st)) {
+		log_error("the %s driver is not loaded: modprobe %s", driver_name, driver_name);
 		return -1;
 	}
 	if (!force && device_in_use(bdf))
@@ -157,16 +159,23 @@ int device_bind_vfio(struct device_binding *b, const char *bdf, bool force)
 	    !strcmp(b->orig_override, "(null)"))
 		b->orig_override[0] = '\0';
 	b->bound = true;
-	if (write_sysfs(path, VFIO_PCI) || (b->orig_driver[0] && unbind(bdf)) ||
+	if (write_sysfs(path, driver_name) || (b->orig_driver[0] && unbind(bdf)) ||
 	    write_sysfs("/sys/bus/pci/drivers_probe", bdf))
 		return -1;
 	current_driver(bdf, driver, sizeof(driver));
-	if (strcmp(driver, VFIO_PCI)) {
-		log_error("%s did not bind to vfio-pci (is the vfio-pci module loaded?)", bdf);
+	if (strcmp(driver, driver_name)) {
+		log_error("%s did not bind to %s (is the %s module loaded?)", bdf, driver_name,
+			  driver_name);
 		return -1;
 	}
-	log_debug("%s: bound to vfio-pci (was %s)", bdf, b->orig_driver[0] ? b->orig_driver : "unbound");
+	log_debug("%s: bound to %s (was %s)", bdf, driver_name,
+		  b->orig_driver[0] ? b->orig_driver : "unbound");
 	return 0;
+}
+
+int device_bind_vfio(struct device_binding *b, const char *bdf, bool force)
+{
+	return device_bind(b, bdf, VFIO_PCI, force);
 }
 
 int device_restore(struct device_binding *b)
@@ -174,9 +183,17 @@ int device_restore(struct device_binding *b)
 	char path[PATH_MAX], driver[SYSFS_NAME_MAX + 1];
 	int rc = 0;
 
+	struct stat st;
+
 	if (!b->bound)
 		return 0;
 	b->bound = false;
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s", b->bdf);
+	if (stat(path, &st) && errno == ENOENT) {
+		log_info("%s was removed from the system while in use; no binding is left to restore",
+			 b->bdf);
+		return 0;
+	}
 	current_driver(b->bdf, driver, sizeof(driver));
 	if (driver[0] && unbind(b->bdf))
 		rc = -1;

@@ -1,8 +1,8 @@
-/* Binding a PCI device to vfio-pci for the harness and putting it back: driver_override, unbind,
- * drivers_probe; the original driver and driver_override are remembered and restored. A device
- * without an IOMMU group, or with vfio-pci not loaded, is refused before it leaves its driver; one
- * whose block devices are mounted or held (dm, md, ...) too, unless forced. Functions log one
- * line on failure and return -1. */
+/* Binding a PCI device to vfio-pci (or, IOMMU off, uio_pci_generic) for the harness and putting
+ * it back: driver_override, unbind, drivers_probe; the original driver and driver_override are
+ * remembered and restored. A device without an IOMMU group (for vfio-pci), or whose new driver is
+ * not loaded, is refused before it leaves its driver; one whose block devices are mounted or held
+ * (dm, md, ...) too, unless forced. Functions log one line on failure and return -1. */
 #ifndef IOMMUTRACE_DEVICE_BINDING_H
 #define IOMMUTRACE_DEVICE_BINDING_H
 
@@ -16,11 +16,14 @@ struct device_binding {
 	char orig_override[SYSFS_NAME_MAX + 1];	/* "" when driver_override was not set */
 };
 
-/* Binds the device to vfio-pci (nothing to do when it already is). force: go on although its
+/* Binds the device to driver_name (nothing to do when it already is). force: go on although its
  * block devices are mounted or held. */
+int device_bind(struct device_binding *b, const char *bdf, const char *driver_name, bool force);
+/* device_bind to vfio-pci, which first needs the device to have an IOMMU group. */
 int device_bind_vfio(struct device_binding *b, const char *bdf, bool force);
 /* Unbinds it from vfio-pci, restores driver_override and reprobes the original driver; no-op
- * when device_bind_vfio changed nothing. Safe to call twice. */
+ * when device_bind_vfio changed nothing, or when the device has since been removed from the
+ * system (said in one line). Safe to call twice. */
 int device_restore(struct device_binding *b);
 
 #endif

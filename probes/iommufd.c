@@ -29,6 +29,7 @@ int iommufd_open(struct iommufd_mapper *m)
 	struct it_iommu_ioas_alloc alloc = { .size = sizeof(alloc) };
 
 	memset(m, 0, sizeof(*m));
+	m->bar_dmabuf = -1;
 	m->iommufd = open("/dev/iommu", O_RDWR | O_CLOEXEC);
 	if (m->iommufd < 0) {
 		if (errno == ENOENT)
@@ -154,8 +155,9 @@ int iommufd_map(struct iommufd_mapper *m, void *vaddr, uint64_t iova, uint64_t s
 	return 0;
 }
 
-int iommufd_map_file(struct iommufd_mapper *m, int fd, uint64_t offset, uint64_t iova,
-		     uint64_t size)
+/* what names the file in messages; einval_means says what EINVAL tells, or NULL. */
+static int map_file(struct iommufd_mapper *m, int fd, uint64_t offset, uint64_t iova,
+		    uint64_t size, const char *what, const char *einval_means)
 {
 	struct it_iommu_ioas_map_file map = { .size = sizeof(map), .flags = map_flags,
 					      .ioas_id = m->ioas_id, .fd = fd, .start = offset,
@@ -164,14 +166,60 @@ int iommufd_map_file(struct iommufd_mapper *m, int fd, uint64_t offset, uint64_t
 	if (ioctl(m->iommufd, IT_IOMMU_IOAS_MAP_FILE, &map)) {
 		if (errno == ENOTTY)
 			log_error("IOMMU_IOAS_MAP_FILE: this kernel's iommufd has no file mappings "
-				  "(Linux 6.13+); map the memfd with --mapper type1");
+				  "(Linux 6.13+); map the %s with --mapper type1", what);
 		else
-			log_error("IOMMU_IOAS_MAP_FILE of %#llx bytes at IOVA %#llx: %s",
-				  (unsigned long long)size, (unsigned long long)iova,
-				  strerror(errno));
+			log_error("IOMMU_IOAS_MAP_FILE of the %s, %#llx bytes at IOVA %#llx: %s%s%s",
+				  what, (unsigned long long)size, (unsigned long long)iova,
+				  strerror(errno), errno == EINVAL && einval_means ? "; " : "",
+				  errno == EINVAL && einval_means ? einval_means : "");
 		return -1;
 	}
 	return 0;
+}
+
+int iommufd_map_file(struct iommufd_mapper *m, int fd, uint64_t offset, uint64_t iova,
+		     uint64_t size)
+{
+	return map_file(m, fd, offset, iova, size, "memfd", NULL);
+}
+
+static int export_bar(int device_fd, unsigned region, uint64_t offset, uint64_t size)
+{
+	struct {
+		struct vfio_device_feature feature;
+		struct it_vfio_device_feature_dma_buf dma_buf;
+		struct it_vfio_region_dma_range range;
+	} arg = {
+		.feature = { .argsz = sizeof(arg),
+			     .flags = VFIO_DEVICE_FEATURE_GET | IT_VFIO_DEVICE_FEATURE_DMA_BUF },
+		.dma_buf = { .region_index = region, .open_flags = O_RDWR | O_CLOEXEC,
+			     .nr_ranges = 1 },
+		.range = { .offset = offset, .length = size },
+	};
+	int fd = ioctl(device_fd, VFIO_DEVICE_FEATURE, &arg);
+
+	if (fd < 0) {
+		if (errno == ENOTTY || errno == EOPNOTSUPP)
+			log_error("this kernel's vfio-pci cannot export a BAR as a dma-buf "
+				  "(VFIO_DEVICE_FEATURE_DMA_BUF), which iommufd needs to map MMIO; "
+				  "use --mapper type1");
+		else
+			log_error("exporting %#llx bytes at %#llx of VFIO region %u as a dma-buf: %s",
+				  (unsigned long long)size, (unsigned long long)offset, region,
+				  strerror(errno));
+	}
+	return fd;
+}
+
+int iommufd_map_bar(struct iommufd_mapper *m, int device_fd, unsigned region, uint64_t offset,
+		    uint64_t iova, uint64_t size)
+{
+	if (m->bar_dmabuf < 0)
+		m->bar_dmabuf = export_bar(device_fd, region, offset, size);
+	if (m->bar_dmabuf < 0)
+		return -1;
+	return map_file(m, m->bar_dmabuf, 0, iova, size, "BAR dma-buf",
+			"an iommufd that takes memfds only refuses dma-bufs: use --mapper type1");
 }
 
 int iommufd_unmap(struct iommufd_mapper *m, uint64_t iova, uint64_t size)
@@ -189,6 +237,9 @@ int iommufd_unmap(struct iommufd_mapper *m, uint64_t iova, uint64_t size)
 
 void iommufd_close(struct iommufd_mapper *m)
 {
+	if (m->bar_dmabuf >= 0)
+		close(m->bar_dmabuf);
+	m->bar_dmabuf = -1;
 	for (int i = 0; i < m->ndevices; i++)
 		close(m->device_fds[i]);
 	m->ndevices = 0;

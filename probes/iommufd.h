@@ -1,8 +1,9 @@
 /* The iommufd mapper: an IOAS in /dev/iommu, the devices' VFIO cdevs (/dev/vfio/devices/vfioN)
  * bound to it and attached to the IOAS, IOMMU_IOAS_MAP of user memory, IOMMU_IOAS_MAP_FILE of a
- * memfd, IOMMU_IOAS_UNMAP. Needs a kernel with CONFIG_IOMMUFD and CONFIG_VFIO_DEVICE_CDEV; where
- * either is missing it says so in one line. Devices must already be bound to vfio-pci
- * (device_binding.h). Functions log one line on failure and return -1. */
+ * memfd or of a BAR window exported by vfio-pci as a dma-buf, IOMMU_IOAS_UNMAP. Needs a kernel
+ * with CONFIG_IOMMUFD and CONFIG_VFIO_DEVICE_CDEV; where either is missing it says so in one line.
+ * Devices must already be bound to vfio-pci (device_binding.h). Functions log one line on failure
+ * and return -1. */
 #ifndef IOMMUTRACE_IOMMUFD_H
 #define IOMMUTRACE_IOMMUFD_H
 
@@ -16,10 +17,11 @@ struct iommufd_mapper {
 	int device_fds[IOMMUFD_MAX_DEVICES];
 	char device_bdfs[IOMMUFD_MAX_DEVICES][13];
 	int ndevices;
+	int bar_dmabuf;		/* the BAR window's dma-buf, exported at its first map; -1 */
 };
 
 /* A closed mapper: iommufd_close() on it does nothing. */
-#define IOMMUFD_MAPPER_INIT { .iommufd = -1 }
+#define IOMMUFD_MAPPER_INIT { .iommufd = -1, .bar_dmabuf = -1 }
 
 /* 0 when /dev/iommu exists; otherwise one line saying the kernel lacks iommufd, and -1. */
 int iommufd_available(void);
@@ -35,6 +37,10 @@ int iommufd_map(struct iommufd_mapper *m, void *vaddr, uint64_t iova, uint64_t s
 /* IOMMU_IOAS_MAP_FILE of [offset, offset + size) of a memfd at a fixed IOVA. */
 int iommufd_map_file(struct iommufd_mapper *m, int fd, uint64_t offset, uint64_t iova,
 		     uint64_t size);
+/* Maps [offset, offset + size) of region (a BAR) of the device behind device_fd: exported once as
+ * a dma-buf (VFIO_DEVICE_FEATURE_DMA_BUF), then IOMMU_IOAS_MAP_FILE of it. */
+int iommufd_map_bar(struct iommufd_mapper *m, int device_fd, unsigned region, uint64_t offset,
+		    uint64_t iova, uint64_t size);
 int iommufd_unmap(struct iommufd_mapper *m, uint64_t iova, uint64_t size);
 /* Closes the devices (which detaches them) and the iommufd (which drops the IOAS). */
 void iommufd_close(struct iommufd_mapper *m);

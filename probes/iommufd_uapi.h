@@ -54,6 +54,23 @@ struct it_iommu_ioas_map_file {
 };
 #define IT_IOMMU_IOAS_MAP_FILE _IO(IOMMUFD_IOCTL_TYPE, 0x8f)
 
+/* VFIO_DEVICE_FEATURE_GET of this feature exports ranges of a vfio-pci region (a BAR) as a
+ * dma-buf, which IOMMU_IOAS_MAP_FILE takes where iommufd accepts dma-bufs: how iommufd maps MMIO,
+ * which it cannot pin through a user address. The header is followed by the ranges. */
+#define IT_VFIO_DEVICE_FEATURE_DMA_BUF 11
+
+struct it_vfio_region_dma_range {
+	__aligned_u64 offset;
+	__aligned_u64 length;
+};
+
+struct it_vfio_device_feature_dma_buf {
+	__u32 region_index;
+	__u32 open_flags;
+	__u32 flags;
+	__u32 nr_ranges;
+};
+
 /* On a /dev/vfio/devices/vfioN fd: bind the device to an iommufd, then attach it to an IOAS
  * (the kernel gives it a domain for that IOAS). Later kernels append fields behind a flag;
  * argsz = these sizes works on all of them. */
@@ -77,6 +94,9 @@ static_assert(sizeof(struct it_iommu_ioas_map) == 40, "iommu_ioas_map ABI");
 static_assert(sizeof(struct it_iommu_ioas_unmap) == 24, "iommu_ioas_unmap ABI");
 static_assert(sizeof(struct it_iommu_ioas_map_file) == 40, "iommu_ioas_map_file ABI");
 static_assert(sizeof(struct it_vfio_device_bind_iommufd) == 16, "vfio_device_bind_iommufd ABI");
+static_assert(sizeof(struct it_vfio_device_feature_dma_buf) == 16,
+	      "vfio_device_feature_dma_buf ABI");
+static_assert(sizeof(struct it_vfio_region_dma_range) == 16, "vfio_region_dma_range ABI");
 static_assert(sizeof(struct it_vfio_device_attach_iommufd_pt) == 12,
 	      "vfio_device_attach_iommufd_pt ABI");
 

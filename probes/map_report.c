@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "common/child_report.h"
 #include "common/db.h"
 #include "common/leaf.h"
 #include "common/log.h"
@@ -15,36 +16,6 @@
 /* The fixed part as written: the struct without its runs pointer. */
 #define FIXED_SIZE offsetof(struct map_report, runs)
 
-static int write_all(int fd, const void *buf, size_t len, off_t off)
-{
-	for (size_t done = 0; done < len;) {
-		ssize_t n = pwrite(fd, (const char *)buf + done, len - done, off + (off_t)done);
-
-		if (n <= 0) {
-			log_error("writing the map report: %s", n < 0 ? strerror(errno) : "no space");
-			return -1;
-		}
-		done += (size_t)n;
-	}
-	return 0;
-}
-
-static int read_all(int fd, void *buf, size_t len, off_t off)
-{
-	for (size_t done = 0; done < len;) {
-		ssize_t n = pread(fd, (char *)buf + done, len - done, off + (off_t)done);
-
-		if (n < 0) {
-			log_error("reading the map report: %s", strerror(errno));
-			return -1;
-		}
-		if (n == 0)
-			return 1;
-		done += (size_t)n;
-	}
-	return 0;
-}
-
 int map_report_write(int fd, const struct map_report *r)
 {
 	uint64_t magic = MAGIC;
@@ -53,9 +24,9 @@ int map_report_write(int fd, const struct map_report *r)
 		log_error("truncating the map report: %s", strerror(errno));
 		return -1;
 	}
-	return write_all(fd, &magic, sizeof(magic), 0) ||
-	       write_all(fd, r, FIXED_SIZE, sizeof(magic)) ||
-	       write_all(fd, r->runs, r->nruns * sizeof(*r->runs), sizeof(magic) + FIXED_SIZE);
+	return child_report_write(fd, &magic, sizeof(magic), 0) ||
+	       child_report_write(fd, r, FIXED_SIZE, sizeof(magic)) ||
+	       child_report_write(fd, r->runs, r->nruns * sizeof(*r->runs), sizeof(magic) + FIXED_SIZE);
 }
 
 int map_report_read(int fd, struct map_report *r)
@@ -64,10 +35,10 @@ int map_report_read(int fd, struct map_report *r)
 	int rc;
 
 	memset(r, 0, sizeof(*r));
-	rc = read_all(fd, &magic, sizeof(magic), 0);
+	rc = child_report_read(fd, &magic, sizeof(magic), 0);
 	if (rc)
 		return rc;
-	if (magic != MAGIC || read_all(fd, r, FIXED_SIZE, sizeof(magic)) ||
+	if (magic != MAGIC || child_report_read(fd, r, FIXED_SIZE, sizeof(magic)) ||
 	    r->nruns > MAX_RUNS || !memchr(r->mapper, 0, sizeof(r->mapper)) ||
 	    !memchr(r->device, 0, sizeof(r->device)) || !memchr(r->buffer, 0, sizeof(r->buffer)) ||
 	    !memchr(r->buffer_kind, 0, sizeof(r->buffer_kind)) ||
@@ -79,7 +50,7 @@ int map_report_read(int fd, struct map_report *r)
 			  (unsigned long long)r->nruns);
 		return -1;
 	}
-	if (read_all(fd, r->runs, r->nruns * sizeof(*r->runs), sizeof(magic) + FIXED_SIZE))
+	if (child_report_read(fd, r->runs, r->nruns * sizeof(*r->runs), sizeof(magic) + FIXED_SIZE))
 		goto malformed;
 	return 0;
 malformed:

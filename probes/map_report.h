@@ -1,18 +1,16 @@
 /* What one `map` run did and measured, handed from the mapping process to the recorder that
  * stores it with the session (map -o): its parameters, the IOVA, the buffer's address and
  * physical runs, its THP and hugetlb bytes, the page sizes the mapper reported, and how many
- * mappings were made. The mapping process writes it to an inherited memfd (both ends are this
- * same binary, so the layout is private to it); the recorder reads it once the command has ended
- * and stores map_runs, map_backing and map_expected_pages, the pages the leaf rule expects. */
+ * mappings were made. The mapping process writes it to the report file of common/child_report.h
+ * (both ends are this same binary, so the layout is private to it); the recorder reads it once
+ * the command has ended and stores map_runs, map_backing and map_expected_pages, the pages the
+ * leaf rule expects. */
 #ifndef IOMMUTRACE_MAP_REPORT_H
 #define IOMMUTRACE_MAP_REPORT_H
 
 #include <stdint.h>
 #include <sqlite3.h>
 #include "backing.h"
-
-/* The environment variable that carries the report fd to the mapping process. */
-#define MAP_REPORT_FD_ENV "IOMMUTRACE_MAP_REPORT_FD"
 
 struct map_report {
 	char mapper[16];

@@ -1,9 +1,19 @@
 /* Dispatch to the VFIO type1 or the iommufd mapper (see mapper.h). */
+#include <linux/vfio.h>
 #include <string.h>
 #include "common/log.h"
 #include "mapper.h"
 
 static const char *const names[] = { [MAPPER_TYPE1] = "type1", [MAPPER_IOMMUFD] = "iommufd" };
+
+#define DEFAULT_IOVA (1ull << 30)
+#define DEFAULT_IOVA_HIGH (4ull << 30)
+#define MSI_WINDOW_START 0xfee00000ull
+
+uint64_t mapper_default_iova(uint64_t size)
+{
+	return DEFAULT_IOVA + size > MSI_WINDOW_START ? DEFAULT_IOVA_HIGH : DEFAULT_IOVA;
+}
 
 int mapper_parse(const char *s, enum mapper_kind *kind)
 {
@@ -19,16 +29,6 @@ int mapper_parse(const char *s, enum mapper_kind *kind)
 const char *mapper_name(enum mapper_kind kind)
 {
 	return names[kind];
-}
-
-int mapper_check_buffer(enum mapper_kind kind, enum buffer_kind buffer)
-{
-	if (kind == MAPPER_IOMMUFD && buffer == BUF_BAR) {
-		log_error("--mapper iommufd cannot map a BAR window: iommufd pins user pages and a "
-			  "BAR's mmap has none (VM_PFNMAP); use --mapper type1");
-		return -1;
-	}
-	return 0;
 }
 
 int mapper_available(enum mapper_kind kind)
@@ -65,10 +65,12 @@ uint64_t mapper_pgsizes(struct mapper *m)
 
 int mapper_map(struct mapper *m, const struct buffer *b, uint64_t iova)
 {
-	if (mapper_check_buffer(m->kind, b->spec.kind))
-		return -1;
 	if (m->kind == MAPPER_TYPE1)
 		return vfio_type1_map(&m->type1, b->vaddr, iova, b->size);
+	if (b->spec.kind == BUF_BAR)
+		return iommufd_map_bar(&m->iommufd, b->fd,
+				       VFIO_PCI_BAR0_REGION_INDEX + b->spec.bar_index, b->bar_offset,
+				       iova, b->size);
 	if (b->spec.kind == BUF_MEMFD)
 		return iommufd_map_file(&m->iommufd, b->fd, 0, iova, b->size);
 	return iommufd_map(&m->iommufd, b->vaddr, iova, b->size);

@@ -20,13 +20,14 @@ struct mapper {
 
 #define MAPPER_INIT { .type1 = VFIO_TYPE1_INIT, .iommufd = IOMMUFD_MAPPER_INIT }
 
+/* The IOVA for a buffer of size bytes when none is given: 1 GiB, or 4 GiB when the range would
+ * reach 0xfee00000, the x86 MSI window that type1 reserves in every domain. Either is aligned to
+ * the largest page (1 GiB) any buffer allows. */
+uint64_t mapper_default_iova(uint64_t size);
 /* "type1" or "iommufd". */
 int mapper_parse(const char *s, enum mapper_kind *kind);
 const char *mapper_name(enum mapper_kind kind);
 
-/* Whether the mapper can map a buffer of this kind; one line and -1 when not (iommufd and BAR
- * windows: it pins pages, and a BAR's mmap has none). */
-int mapper_check_buffer(enum mapper_kind kind, enum buffer_kind buffer);
 /* Whether this kernel has the mapper; one line and -1 when it certainly does not (iommufd
  * without /dev/iommu). VFIO itself is checked when devices are bound. */
 int mapper_available(enum mapper_kind kind);
@@ -37,8 +38,9 @@ int mapper_add_device(struct mapper *m, const char *bdf);
 int mapper_device_fd(struct mapper *m, const char *bdf);
 /* The page sizes the domain takes, or 0 when the mapper does not tell (iommufd). */
 uint64_t mapper_pgsizes(struct mapper *m);
-/* Maps the whole buffer at iova, read and write: by its user address, or for a memfd under
- * iommufd by file offset (IOMMU_IOAS_MAP_FILE). Checks mapper_check_buffer() first. */
+/* Maps the whole buffer at iova, read and write: by its user address; under iommufd a memfd by
+ * file offset and a BAR window as the dma-buf vfio-pci exports of it (IOMMU_IOAS_MAP_FILE both):
+ * iommufd pins pages, and a BAR's mmap has none. */
 int mapper_map(struct mapper *m, const struct buffer *b, uint64_t iova);
 int mapper_unmap(struct mapper *m, uint64_t iova, uint64_t size);
 void mapper_close(struct mapper *m);

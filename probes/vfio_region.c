@@ -1,9 +1,12 @@
-/* mmap() of a VFIO device region (see vfio_region.h). */
+/* A VFIO device's regions, PCI command register and request interrupt (see vfio_region.h). */
 #include <errno.h>
+#include <linux/pci_regs.h>
 #include <linux/vfio.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <unistd.h>
 #include "common/log.h"
 #include "vfio_region.h"
 
@@ -35,4 +38,41 @@ void *vfio_region_mmap(int device_fd, unsigned index, uint64_t offset, uint64_t 
 		return NULL;
 	}
 	return p;
+}
+
+int vfio_pci_enable_bus_master(int device_fd)
+{
+	struct vfio_region_info info = { .argsz = sizeof(info),
+					 .index = VFIO_PCI_CONFIG_REGION_INDEX };
+	uint16_t cmd;
+
+	if (ioctl(device_fd, VFIO_DEVICE_GET_REGION_INFO, &info) ||
+	    pread(device_fd, &cmd, sizeof(cmd), (off_t)info.offset + PCI_COMMAND) != sizeof(cmd)) {
+		log_error("reading the PCI command register through VFIO: %s", strerror(errno));
+		return -1;
+	}
+	cmd |= PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER;
+	if (pwrite(device_fd, &cmd, sizeof(cmd), (off_t)info.offset + PCI_COMMAND) != sizeof(cmd)) {
+		log_error("enabling bus mastering through VFIO: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int vfio_request_eventfd(int device_fd)
+{
+	struct {
+		struct vfio_irq_set set;
+		int32_t fd;
+	} irq = { .set = { .argsz = sizeof(irq), .index = VFIO_PCI_REQ_IRQ_INDEX, .count = 1,
+			   .flags = VFIO_IRQ_SET_DATA_EVENTFD | VFIO_IRQ_SET_ACTION_TRIGGER } };
+
+	irq.fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (irq.fd < 0 || ioctl(device_fd, VFIO_DEVICE_SET_IRQS, &irq)) {
+		log_debug("no VFIO request interrupt: %s", strerror(errno));
+		if (irq.fd >= 0)
+			close(irq.fd);
+		return -1;
+	}
+	return irq.fd;
 }

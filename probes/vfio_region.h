@@ -1,5 +1,6 @@
-/* A region (BAR) of a VFIO device mapped into this process, through a device fd from either
- * mapper: a group's VFIO_GROUP_GET_DEVICE_FD or a bound device cdev. */
+/* What a user-space driver does with a VFIO device fd from either mapper (a group's
+ * VFIO_GROUP_GET_DEVICE_FD or a bound device cdev): map a region (BAR) into this process, enable
+ * bus mastering, and hear when the kernel wants the device back. */
 #ifndef IOMMUTRACE_VFIO_REGION_H
 #define IOMMUTRACE_VFIO_REGION_H
 
@@ -9,5 +10,12 @@
  * size. Returns the mapping, or NULL (logged). */
 void *vfio_region_mmap(int device_fd, unsigned index, uint64_t offset, uint64_t size,
 		       uint64_t *region_size);
+
+/* An eventfd the kernel signals when it wants the device back (it is being removed or unbound:
+ * VFIO's request interrupt), or -1 (logged as debug) where the device has none. */
+int vfio_request_eventfd(int device_fd);
+/* Sets Memory Space and Bus Master in the device's PCI command register (through the VFIO
+ * config region), which a user-space driver must before its device can DMA. */
+int vfio_pci_enable_bus_master(int device_fd);
 
 #endif

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include "common/clock.h"
 #include "common/db.h"
 #include "common/exit_codes.h"
 #include "common/log.h"
@@ -39,14 +40,6 @@ static volatile sig_atomic_t stop_signal;
 static void on_stop_signal(int sig)
 {
 	stop_signal = sig;
-}
-
-static uint64_t now_ns(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /* Returns IT_EXIT_OK, or fail_code when tracefs cannot be used either. */
@@ -188,10 +181,10 @@ static char *join_command(char **argv, char *buf, size_t len)
 static const char *run_loop(struct capture *c, struct loop_state *st, uint64_t deadline,
 			    struct traced_command *cmd)
 {
-	uint64_t last_commit = now_ns(CLOCK_MONOTONIC);
+	uint64_t last_commit = clock_ns(CLOCK_MONOTONIC);
 
 	for (;;) {
-		uint64_t now = now_ns(CLOCK_MONOTONIC);
+		uint64_t now = clock_ns(CLOCK_MONOTONIC);
 		int timeout = POLL_MS, n;
 
 		if (stop_signal)
@@ -274,7 +267,7 @@ int recorder_run(const struct recorder_opts *o)
 
 	/* the output is checked first and created last, so that a capture that cannot start
 	 * leaves an existing file (even with --force) and the directory as they were */
-	if (itdb_check_create(o->db_path, o->force, err, sizeof(err))) {
+	if (itdb_check_create(o->db_path, o->force, o->force_option, err, sizeof(err))) {
 		log_error("%s", err);
 		return IT_EXIT_FAILURE;
 	}
@@ -292,13 +285,13 @@ int recorder_run(const struct recorder_opts *o)
 	}
 	if (session_metadata_collect(&meta, o->sysfs_root))
 		goto cleanup;
-	start = now_ns(CLOCK_MONOTONIC);
+	start = clock_ns(CLOCK_MONOTONIC);
 	if (itdb_session_begin(db, &(struct itdb_session_info){
 			.kind = "record", .capture = cap.name, .trace_clock = "mono",
 			.boot_cmdline = meta.boot_cmdline[0] ? meta.boot_cmdline : NULL,
 			.derive_pgsize_bitmap = meta.pgsize_bitmap,
 			.command = join_command(o->command, command, sizeof(command)),
-			.start_mono_ns = start, .start_wall_ns = now_ns(CLOCK_REALTIME) }, &sid))
+			.start_mono_ns = start, .start_wall_ns = clock_ns(CLOCK_REALTIME) }, &sid))
 		goto cleanup;
 	if (session_metadata_store(db, sid, &meta, &cap.plan))
 		goto cleanup;
@@ -326,7 +319,7 @@ finish:
 	}
 	if (!st.failed && drain_capture(&cap, &st))
 		end.end_reason = "error";
-	end.end_mono_ns = now_ns(CLOCK_MONOTONIC);
+	end.end_mono_ns = clock_ns(CLOCK_MONOTONIC);
 	end.events_total = event_writer_count(st.writer);
 	end.events_lost = st.lost;
 	if (event_writer_finish(st.writer))

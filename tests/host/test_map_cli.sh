@@ -24,7 +24,7 @@ for args in "--device 00:00 --buffer anon --size 4K" "--device $dev --buffer ano
 	    "--device $dev --buffer nonsense --size 4K" "--device $dev --buffer anon" \
 	    "--device $dev --buffer hugetlb2m --size 3M" "--bogus" \
 	    "--device $dev --buffer anon --size 4K --mapper vfio" \
-	    "--device $dev --buffer bar:$dev/0 --size 4K --mapper iommufd"; do
+	    "--device $dev --buffer anon --size 4K --replace"; do
 	"$bin" map $args 2>"$err"
 	check "map $args: exit" 2 $?
 	check "map $args: one line" 1 "$(wc -l <"$err")"
@@ -51,6 +51,12 @@ if [ ! -e /sys/bus/pci/devices/$dev/iommu_group ]; then
 	check "map -o: the run's parameters stored, nothing mapped or measured" \
 		"type1|$dev|anon|4096|1073741824|0|0||" \
 		"$(sqlite3 "$db" "SELECT mapper, device, buffer_kind, size_bytes, iova, iova_given, maps_done, phys_runs, expected_pgsize_bitmap FROM map_runs")"
+	"$bin" map --device $dev --buffer anon --size 4K -o "$db" 2>"$err"
+	check "map -o over an existing file: exit" 1 $?
+	check "map -o over an existing file: one line naming --replace" 1 "$(grep -c "$db exists; use --replace" "$err")"
+	"$bin" map --device $dev --buffer anon --size 8K -o "$db" --replace >/dev/null 2>&1
+	check "map -o --replace: a new database with the new run" "1|8192" \
+		"$(sqlite3 "$db" "SELECT count(*), max(size_bytes) FROM map_runs")"
 	rm -f "$db"
 fi
 check "$dev still without a driver" no "$([ -e /sys/bus/pci/devices/$dev/driver ] && echo yes || echo no)"

@@ -48,22 +48,30 @@ driver_of() {
 	[ -L "/sys/bus/pci/devices/$1/driver" ] && basename "$(readlink "/sys/bus/pci/devices/$1/driver")"
 }
 
+# binding_key BDF: a shell variable name suffix for the device
+binding_key() { echo "$1" | tr ':.' '__'; }
+
 # remember_binding BDF: notes the device's driver and driver_override for check_restored
 remember_binding() {
-	ORIG_DRIVER=$(driver_of "$1")
-	ORIG_OVERRIDE=$(cat "/sys/bus/pci/devices/$1/driver_override")
-	echo "$1: driver '${ORIG_DRIVER:-none}', driver_override '$ORIG_OVERRIDE', kernel $(uname -r)"
+	local key drv ovr
+	key=$(binding_key "$1")
+	drv=$(driver_of "$1")
+	ovr=$(cat "/sys/bus/pci/devices/$1/driver_override")
+	eval "ORIG_DRIVER_$key=\$drv ORIG_OVERRIDE_$key=\$ovr"
+	echo "$1: driver '${drv:-none}', driver_override '$ovr', kernel $(uname -r)"
 }
 
 # check_restored BDF WHAT: the device is bound as remember_binding found it
 check_restored() {
-	local drv ovr
+	local key drv ovr want_drv want_ovr
+	key=$(binding_key "$1")
+	eval "want_drv=\$ORIG_DRIVER_$key want_ovr=\$ORIG_OVERRIDE_$key"
 	drv=$(driver_of "$1")
 	ovr=$(cat "/sys/bus/pci/devices/$1/driver_override")
-	if [ "$drv" = "$ORIG_DRIVER" ] && [ "$ovr" = "$ORIG_OVERRIDE" ]; then
+	if [ "$drv" = "$want_drv" ] && [ "$ovr" = "$want_ovr" ]; then
 		pass "$2: $1 restored (driver '${drv:-none}', override '$ovr')"
 	else
-		fail "$2: $1 is on '${drv:-none}' with override '$ovr'"
+		fail "$2: $1 is on '${drv:-none}' with override '$ovr', was on '${want_drv:-none}' with '$want_ovr'"
 	fi
 }
 

@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # The guest's initramfs, as three concatenated cpio layers (the kernel unpacks them in order):
-#   modules  - the kernel's modules for KERNEL_MODULES and their dependencies, with the load order;
+#   modules  - the kernel's modules for KERNEL_MODULES and their dependencies, then
+#              KERNEL_EXTRA_MODULES (rebuilt ones, lib/iommufd.sh), with the load order;
 #   userland - busybox, /init, the project's binary and tests, sqlite3 and the libraries they need;
 #   run      - this run's COMMAND and settings (built every run, a few hundred bytes).
 # The first two are cached by a key over everything they contain, so only what changed is rebuilt.
@@ -38,8 +39,8 @@ module_load_order() {
 
 # build_modules_layer: echo the path of the cached modules layer for the prepared kernel.
 build_modules_layer() {
-	local key out stage order rel plain src dest
-	key=$(content_key "$KERNEL_ID $KERNEL_RELEASE $KERNEL_MODULES")
+	local key out stage order rel plain src dest ko
+	key=$(content_key "$KERNEL_ID $KERNEL_RELEASE $KERNEL_MODULES" "${KERNEL_EXTRA_MODULES[@]}")
 	out="$(layer_dir)/modules-$key.cpio"
 	if [ ! -f "$out" ]; then
 		debug "building modules layer $key"
@@ -65,6 +66,13 @@ build_modules_layer() {
 			printf '%s\n' "/lib/modules/$KERNEL_RELEASE/$plain" >>"$order"
 		done <"$order.src"
 		rm "$order.src"
+		# updates/ is where depmod and modprobe expect modules from outside the kernel's tree
+		for ko in "${KERNEL_EXTRA_MODULES[@]}"; do
+			dest="$stage/lib/modules/$KERNEL_RELEASE/updates/$(basename "$ko")"
+			mkdir -p "$(dirname "$dest")"
+			cp "$ko" "$dest"
+			printf '%s\n' "${dest#"$stage"}" >>"$order"
+		done
 		# modules.dep for the subset, so that modprobe in the guest (and the kernel's own
 		# request_module) can load these modules by name too
 		cp "$KERNEL_ROOT/lib/modules/$KERNEL_RELEASE"/modules.{builtin,builtin.modinfo,order} "$stage/lib/modules/$KERNEL_RELEASE/"

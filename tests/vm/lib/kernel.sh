@@ -1,7 +1,8 @@
 # shellcheck shell=bash
 # Guest kernels: which Debian packages and modules each testbed kernel uses, fetched with a private
 # apt state (the host's sources stay untouched) and cached extracted, newest package first.
-# Sets KERNEL_ID, KERNEL_RELEASE, KERNEL_ROOT, KERNEL_VMLINUZ, KERNEL_MODULES for the layers.
+# Sets KERNEL_ID, KERNEL_RELEASE, KERNEL_DEB_VERSION, KERNEL_ROOT, KERNEL_VMLINUZ, KERNEL_MODULES and
+# KERNEL_EXTRA_MODULES for the layers.
 
 # The testbed kernels, for --help and errors.
 VM_KERNELS="6.1 6.12 7.2"
@@ -21,7 +22,7 @@ kernel_spec() {
 		KSPEC_PACKAGES='^linux-image-(6\.1\.0-[0-9]+-amd64)-unsigned$'
 		# crc64-rocksoft asks the crypto API for its implementation at load; without
 		# crc64_rocksoft_generic loaded first it would call out to modprobe mid-boot.
-		KSPEC_MODULES="crc64_rocksoft_generic nvme vfio_iommu_type1 vfio-pci virtio_pci virtio_blk"
+		KSPEC_MODULES="crc64_rocksoft_generic nvme vfio_iommu_type1 vfio-pci uio_pci_generic virtio_pci virtio_blk"
 		;;
 	6.12)
 		# trixie: one package with the kernel and its modules (.ko.xz); udmabuf is built in
@@ -30,7 +31,7 @@ kernel_spec() {
 		KSPEC_PACKAGES='^linux-image-(6\.12\.[0-9]+\+deb13(\.[0-9]+)?-amd64)-unsigned$'
 		# the CRCs (crc64-rocksoft, crc-t10dif) and virtio_pci are built in here; nvme-core
 		# needs nvme-auth
-		KSPEC_MODULES="nvme vfio_iommu_type1 vfio-pci virtio_pci virtio_blk"
+		KSPEC_MODULES="nvme vfio_iommu_type1 vfio-pci uio_pci_generic virtio_pci virtio_blk"
 		;;
 	7.2)
 		# sid: linux-image-* is an empty metapackage; the kernel image is in linux-binary-*, the
@@ -39,7 +40,7 @@ kernel_spec() {
 		KSPEC_SOURCES="debian sid"
 		KSPEC_PACKAGES='^linux-binary-unsigned-(7\.2\.[0-9]+\+deb14(\.[0-9]+)?-amd64)$ linux-modules-@ABI@ linux-base-@ABI@'
 		# nvme-core needs nvme-auth and nvme-keyring; .ko.xz are unpacked for busybox insmod
-		KSPEC_MODULES="nvme vfio_iommu_type1 vfio-pci virtio_pci virtio_blk"
+		KSPEC_MODULES="nvme vfio_iommu_type1 vfio-pci uio_pci_generic virtio_pci virtio_blk"
 		;;
 	*)
 		die "$VM_EXIT_USAGE" "kernel '$1' is not supported (supported: $VM_KERNELS)"
@@ -59,15 +60,22 @@ apt_private_opts() {
 		-o "APT::Sandbox::User=$(id -un)" -o Acquire::Languages=none)
 }
 
-# Refresh the suite's package lists when they are older than a day, so "newest" follows the
-# archive without paying an update per run. A failed refresh with old lists is only a warning.
-apt_refresh() {
-	local state=$1 suite=$2 mirror=${IOMMUTRACE_VM_MIRROR:-http://deb.debian.org} archive dist
-	mkdir -p "$state/lists/partial"
+# apt_sources_list SOURCES: sources.list lines for "ARCHIVE SUITE" pairs separated by commas
+# (KSPEC_SOURCES), on IOMMUTRACE_VM_MIRROR.
+apt_sources_list() {
+	local mirror=${IOMMUTRACE_VM_MIRROR:-http://deb.debian.org} archive dist
 	while read -r archive dist; do
 		printf 'deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] %s/%s %s main\n' \
 			"$mirror" "$archive" "$dist"
-	done < <(tr ',' '\n' <<<"$KSPEC_SOURCES") >"$state/sources.list.new"
+	done < <(tr ',' '\n' <<<"$1")
+}
+
+# Refresh the suite's package lists when they are older than a day, so "newest" follows the
+# archive without paying an update per run. A failed refresh with old lists is only a warning.
+apt_refresh() {
+	local state=$1 suite=$2
+	mkdir -p "$state/lists/partial"
+	apt_sources_list "$KSPEC_SOURCES" >"$state/sources.list.new"
 	# rewriting an unchanged sources.list would make apt rebuild its package cache (~1 s) every run
 	if cmp -s "$state/sources.list.new" "$state/sources.list"; then
 		rm "$state/sources.list.new"
@@ -136,7 +144,7 @@ extract_kernel() {
 # prepare_kernel VERSION: fetch (if newer) and extract the kernel; set the KERNEL_* variables.
 # Only the extracted tree is kept: the .debs are removed once it is made.
 prepare_kernel() {
-	local version=$1 kdir pkgs=() files=() regex pkg tree abi i
+	local version=$1 kdir pkgs=() files=() regex pkg tree abi i deb_version
 	kernel_spec "$version"
 	kdir="$(vm_cache_dir)/kernels/$version"
 	mkdir -p "$kdir/debs"
@@ -153,6 +161,10 @@ prepare_kernel() {
 	for pkg in "$@"; do pkgs+=("${pkg//@ABI@/$abi}"); done
 	for pkg in "${pkgs[@]}"; do files+=("$(deb_file "$pkg")"); done
 	KERNEL_ID=$(printf '%s\n' "${files[@]}" | sha256sum | cut -c1-16)
+	# NAME_VERSION_ARCH.deb; the upload's version is that of its linux-source-VERSION too
+	deb_version=${files[0]#*_}
+	deb_version=${deb_version%%_*}
+	KERNEL_DEB_VERSION=${deb_version//%3a/:}
 	tree="$kdir/tree-$KERNEL_ID"
 	if [ ! -f "$tree/release" ]; then
 		for i in "${!pkgs[@]}"; do fetch_package "${pkgs[i]}" "${files[i]}" "$kdir/debs"; done
@@ -170,6 +182,8 @@ prepare_kernel() {
 		if [ -f "$pkg" ]; then KERNEL_VMLINUZ=$pkg; break; fi
 	done
 	KERNEL_MODULES=$KSPEC_MODULES
+	# .ko files from outside the kernel's packages, loaded after KERNEL_MODULES (lib/iommufd.sh)
+	KERNEL_EXTRA_MODULES=()
 	[ -n "$KERNEL_VMLINUZ" ] || die "$VM_EXIT_BROKEN" "no vmlinuz for $KERNEL_RELEASE in ${files[*]}"
 	debug "kernel $version: $KERNEL_RELEASE (${files[*]})"
 }

@@ -1,0 +1,23 @@
+/* map -o and io -o: the recorder runs this same command line again and records around it. The
+ * copy knows it is the recorded one by the report file it inherits (common/child_report.h): it
+ * does the work and writes its report there instead of recording; the recorder then stores that
+ * report with the session. */
+#ifndef IOMMUTRACE_SELF_RECORD_H
+#define IOMMUTRACE_SELF_RECORD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sqlite3.h>
+
+struct self_record {
+	const char *db_path;
+	bool replace;			/* replace an existing database */
+	/* stores the report (at the start of report_fd) with the session; 0 or -1 */
+	int (*store)(sqlite3 *db, int64_t session_id, int report_fd);
+};
+
+/* Runs the command (argv as the subcommand got it, argv[0] its name) under the recorder. Returns
+ * the command's exit status when the recording went well, else the recorder's (enum it_exit). */
+int self_record_run(int argc, char **argv, const struct self_record *r);
+
+#endif

@@ -1,0 +1,16 @@
+/* SIGINT, SIGTERM and SIGHUP as a request to stop: the handler only records the signal, and the
+ * commands that bind devices check it between steps, so every exit path puts devices back. */
+#ifndef IOMMUTRACE_STOP_SIGNAL_H
+#define IOMMUTRACE_STOP_SIGNAL_H
+
+#include <signal.h>
+
+/* The signal that asked to stop, or 0. */
+extern volatile sig_atomic_t stop_signal;
+
+/* Installs the handler, without SA_RESTART: blocking calls return EINTR. */
+void stop_on_signals(void);
+/* Sleeps until one of the three arrives (returns at once if one already did). */
+void wait_for_stop_signal(void);
+
+#endif

@@ -1,0 +1,22 @@
+/* A report from a command that a recorder runs (map -o, io -o) back to that recorder: an
+ * anonymous file (memfd) the child inherits, whose number travels in an environment variable.
+ * Both ends are this same binary, so what goes in is the writer's and reader's business; this
+ * module only passes the file and moves bytes. Functions log one line on failure. */
+#ifndef IOMMUTRACE_CHILD_REPORT_H
+#define IOMMUTRACE_CHILD_REPORT_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Parent: a new report file, announced to children through the environment. Returns the fd, or
+ * -1. Call child_report_close() when the child has ended and the report was read. */
+int child_report_create(void);
+void child_report_close(int fd);
+/* Child: the fd the parent announced, taken out of the environment; -1 when none. */
+int child_report_take(void);
+
+/* Writes or reads len bytes at off; read returns 1 when the file ends first. */
+int child_report_write(int fd, const void *buf, size_t len, off_t off);
+int child_report_read(int fd, void *buf, size_t len, off_t off);
+
+#endif

@@ -1,0 +1,41 @@
+/* What one `io` run measured, handed from the command the recorder runs (io -o) to the recorder
+ * through the report file of common/child_report.h, and stored with the session: the run's
+ * parameters and device (io_runs), each point's counts, rates and percentiles (io_points) and its
+ * latency histogram (io_latency_buckets, non-empty buckets only). Points carry their
+ * CLOCK_MONOTONIC start and end, the clock of the recorded events, so throughput joins the
+ * mappings made during it. */
+#ifndef IOMMUTRACE_IO_REPORT_H
+#define IOMMUTRACE_IO_REPORT_H
+
+#include <stdint.h>
+#include <sqlite3.h>
+#include "engine.h"
+
+struct io_report_run {
+	char engine[16], device[16], model[41], serial[21], mapper[16];
+	char workload[16], buffer[48], buffer_kind[16];
+	uint32_t nsid, block_size, bs, verify;
+	uint64_t blocks, duration_ns, repeat, size, bar_offset, window, iova;
+};
+
+struct io_report_point {
+	uint32_t qd, repeat_index;
+	uint64_t start_mono_ns, end_mono_ns;
+	struct io_result result;
+};
+
+struct io_report {
+	struct io_report_run run;
+	uint64_t npoints;
+	struct io_report_point *points;
+};
+
+/* Child: writes the run (at its start, points 0) and then each point as it ends. */
+int io_report_write_run(int fd, const struct io_report_run *run);
+int io_report_write_point(int fd, uint64_t index, const struct io_report_point *p);
+/* Recorder: reads what the child wrote; 1 when it wrote nothing, -1 (logged) when malformed. */
+int io_report_read(int fd, struct io_report *r);
+void io_report_free(struct io_report *r);
+int io_report_store(sqlite3 *db, int64_t session_id, const struct io_report *r);
+
+#endif

@@ -1,0 +1,15 @@
+/* The pattern the testbed writes on its NVMe disk (tests/vm/lib/disk.sh), which --verify checks
+ * the data read against: every 512-byte sector n holds n as a 64-bit little-endian integer, the
+ * ASCII magic "IOMMUTRC", then bytes 16..511 with the value (offset & 0xff). */
+#ifndef IOMMUTRACE_PATTERN_H
+#define IOMMUTRACE_PATTERN_H
+
+#include <stdint.h>
+
+#define PATTERN_SECTOR 512u
+
+/* Checks len bytes (a multiple of 512) read from byte offset sector * 512 of the disk. Returns -1
+ * when they match, or the offset of the first byte that does not. */
+int64_t pattern_mismatch(const void *data, uint64_t sector, uint64_t len);
+
+#endif

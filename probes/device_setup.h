@@ -1,0 +1,39 @@
+/* What `map` and `io` set up before they touch a device's domain, and take down on every exit
+ * path: the device (and, for a window of another device's BAR, that device too) bound to
+ * vfio-pci, the mapper with both in its address space, and the buffer. Functions log one line on
+ * failure and return -1. */
+#ifndef IOMMUTRACE_DEVICE_SETUP_H
+#define IOMMUTRACE_DEVICE_SETUP_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include "buffers.h"
+#include "device_binding.h"
+#include "mapper.h"
+
+struct device_setup {
+	struct device_binding dev, bar_dev;
+	struct mapper mapper;
+	struct buffer buffer;
+	bool removal_requested;		/* the kernel asked for the device back: it is going away */
+};
+
+#define DEVICE_SETUP_INIT { .mapper = MAPPER_INIT, .buffer = BUFFER_INIT }
+
+struct device_setup_opts {
+	const char *bdf;
+	enum mapper_kind mapper;
+	struct buffer_spec buffer;
+	uint64_t size, offset;		/* of the buffer; offset: into the BAR */
+	bool force;			/* take a device whose block devices are in use */
+	volatile sig_atomic_t *stop;	/* set by a signal handler: stop before the next step */
+};
+
+int device_setup_open(struct device_setup *s, const struct device_setup_opts *o);
+/* Frees the buffer, closes the mapper, puts both devices back; -1 when a device could not be
+ * restored. After removal_requested it first gives the removal, which waited for the mapper to
+ * let go, up to 5 s to finish. Safe after a failed or partial open, and twice. */
+int device_setup_close(struct device_setup *s);
+
+#endif

@@ -37,7 +37,8 @@ content_key() {
 	local strings=$1; shift
 	{
 		printf '%s\n' "$strings"
-		[ "$#" -eq 0 ] || sha256sum -- "$@"
+		# names relative to the project: the same files in another checkout give the same key
+		[ "$#" -eq 0 ] || sha256sum -- "$@" | sed "s#  $VM_ROOT/#  #"
 	} | sha256sum | cut -c1-16
 }
 

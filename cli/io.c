@@ -1,34 +1,39 @@
-/* `iommutrace io`: reads from an NVMe namespace through an I/O engine (io/engine.h) into a buffer
- * of any kind `map` takes, for each queue depth of a sweep and each repeat, and reports IOPS,
- * bandwidth and latency percentiles per point, then the means per queue depth. */
+/* `iommutrace io`: reads from (or, with --allow-write, writes the testbed pattern to) an NVMe
+ * namespace on one or more devices through an I/O engine (io/engine.h), each device in its own
+ * pinned worker thread, into a buffer of any kind `map` takes, for each queue depth of a sweep and
+ * each repeat, and reports IOPS, bandwidth and latency percentiles per point, then the means per
+ * queue depth. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "common/exit_codes.h"
 #include "common/human_size.h"
-#include "common/json_writer.h"
 #include "common/leaf.h"
 #include "common/log.h"
 #include "common/parse.h"
 #include "common/sysfs_file.h"
 #include "common/child_report.h"
-#include "common/clock.h"
+#include "io/device_cpu.h"
 #include "io/engine.h"
 #include "io/io_report.h"
+#include "io/io_workers.h"
+#include "io/nvme_io.h"
 #include "commands.h"
+#include "io_output.h"
 #include "options.h"
 #include "self_record.h"
 #include "stop_signal.h"
 
 #define MAX_QDS 16
-#define MAX_QD 255
-#define MAX_BS (2u << 20)	/* one PRP list page per command */
+#define MAX_BS (2u << 20)	/* a PRP list of one page per command */
 #define NVME_PCI_CLASS 0x010802	/* mass storage, non-volatile memory, NVM Express */
 
 struct io_opts {
-	char device[13];
+	char devices[IO_MAX_DEVICES][13];
+	uint32_t ndevices;
 	const struct io_engine_ops *engine;
 	enum mapper_kind mapper;
 	struct buffer_spec buffer;
@@ -36,7 +41,7 @@ struct io_opts {
 	enum io_workload workload;
 	uint64_t bs, size, offset, window, iova, duration_ns, repeat, nsid, seed;
 	uint32_t qds[MAX_QDS], nqds, max_qd;
-	bool verify, json, force, replace;
+	bool verify, json, force, replace, allow_write, nsid_given;
 	const char *db_path;
 	int report_fd;			/* -1 unless io -o's recorder runs this */
 };
@@ -44,38 +49,47 @@ struct io_opts {
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: iommutrace io --device BDF [--engine vfio|uring|uio] [--nsid N]\n"
-"                     [--workload randread|seqread]\n"
+"usage: iommutrace io --device BDF [--device BDF...] [--engine vfio|uring|uio] [--nsid N]\n"
+"                     [--workload randread|seqread|randwrite|seqwrite] [--allow-write]\n"
 "                     [--bs SIZE] [--qd LIST] [--time SECONDS] [--repeat N]\n"
 "                     [--buffer KIND] [--size SIZE] [--offset SIZE] [--window SIZE]\n"
 "                     [--iova ADDR] [--mapper type1|iommufd] [--verify] [--json]\n"
 "                     [-o FILE.db [--replace]] [--force]\n"
 "\n"
 "Reads from an NVMe namespace into a buffer and measures IOPS, bandwidth and latency, for each\n"
-"queue depth of --qd and each repeat. The vfio engine binds the device to vfio-pci, drives it\n"
-"with a user-space NVMe driver (admin queue, Identify, one I/O queue pair, PRP lists, completions\n"
-"polled without interrupts) and puts it back on its driver afterwards, also on errors and\n"
-"SIGINT/SIGTERM/SIGHUP. The uring engine reads through the kernel's nvme driver (io_uring,\n"
-"O_DIRECT, one registered buffer), which maps and unmaps every read in the IOMMU. The uio\n"
-"engine is the IOMMU-off case: the user-space driver over uio_pci_generic, given physical\n"
-"addresses of a hugetlb buffer. Every engine only reads.\n"
+"queue depth of --qd and each repeat. Several --device run each point at the same time, one\n"
+"worker thread per device, pinned to a CPU of the device's NUMA node, each with its own buffer.\n"
+"The vfio engine binds the device to vfio-pci, drives it with a user-space NVMe driver (admin\n"
+"queue, Identify, one I/O queue pair, PRP lists, completions polled without interrupts) and puts\n"
+"it back on its driver afterwards, also on errors and SIGINT/SIGTERM/SIGHUP. The uring engine\n"
+"reads through the kernel's nvme driver (io_uring, O_DIRECT, one registered buffer), which maps\n"
+"and unmaps every read in the IOMMU. The uio engine is the IOMMU-off case: the user-space driver\n"
+"over uio_pci_generic, given physical addresses of a hugetlb buffer. Nothing is written unless\n"
+"a write workload is named together with --allow-write and an explicit --nsid.\n"
 "\n"
-"  -d, --device BDF      the NVMe controller\n"
+"  -d, --device BDF      an NVMe controller; repeat for several (up to %d)\n"
 "  -e, --engine NAME     vfio (default): the user-space driver over VFIO; uring: the kernel\n"
 "                        driver through io_uring on the namespace's block device; uio: the\n"
 "                        user-space driver over uio_pci_generic, IOMMU off or passthrough,\n"
 "                        hugetlb buffers only\n"
 "  -n, --nsid N          namespace (default 1)\n"
-"  -w, --workload NAME   randread (default: bs-aligned offsets, uniform over the namespace) or\n"
-"                        seqread (from block 0 on, wrapping)\n"
+"  -w, --workload NAME   randread (default: bs-aligned offsets, uniform over the namespace),\n"
+"                        seqread (from block 0 on, wrapping), or randwrite and seqwrite, which\n"
+"                        overwrite the namespace with the testbed's pattern (each 512-byte\n"
+"                        sector stamped with its number, as tests/vm/lib/disk.sh writes it)\n"
+"      --allow-write     let a write workload write; it also needs --nsid given explicitly\n"
 "      --bs SIZE         bytes per command (default 4K), a multiple of the block size, <= 2M\n"
-"      --qd LIST         queue depths, e.g. 1,2,4,8,16,32 (default 1; each <= 255)\n"
+"      --qd LIST         queue depths, e.g. 1,2,4,8,16,32 (default 1; each <= %u and what\n"
+"                        the device takes: below the controller's queue size, MQES, for vfio\n"
+"                        and uio; the io_uring's completion entries for uring)\n"
 "  -t, --time SECONDS    per point (default 5; 250ms, 2s, 1m accepted)\n"
 "      --repeat N        times each point runs (default 1); the table shows means\n"
 "  -b, --buffer KIND     where the data lands: anon (default), thp, hugetlb2m, hugetlb1g, memfd,\n"
-"                        or bar:BDF/INDEX (a window of another device's BAR: the GPU-memory case)\n"
-"  -s, --size SIZE       of the buffer (default: bs x the deepest qd, rounded up to 2 MiB, or\n"
-"                        to the buffer's page size when larger)\n"
+"                        or bar:BDF/INDEX (a window of another device's BAR: the GPU-memory\n"
+"                        case; several --device share it, each reading into its own --size\n"
+"                        part at --offset + i x --size: vfio engine, type1 mapper)\n"
+"  -s, --size SIZE       of each device's buffer (default: bs x the deepest qd, rounded up to\n"
+"                        2 MiB, or to the buffer's page size when larger)\n"
 "      --offset SIZE     bar: the window's offset into the BAR (default 0)\n"
 "      --window SIZE     bytes of the buffer the commands' data addresses cycle through (default:\n"
 "                        all of it): with 4 KiB IOMMU pages an IOTLB of 64 entries covers 256 KiB\n"
@@ -83,17 +97,18 @@ static void usage(FILE *f)
 "  -m, --mapper NAME     type1 (default) or iommufd, as for map (vfio engine)\n"
 "      --verify          check every read against the testbed disk's pattern (tests/vm)\n"
 "      --json            results as JSON on stdout (progress lines on stderr)\n"
-"  -o, --output FILE     record while reading into a new database (as 'iommutrace record -o\n"
+"  -o, --output FILE     record while running into a new database (as 'iommutrace record -o\n"
 "                        FILE -- iommutrace io ...') and store the run with the session\n"
-"                        (io_runs, io_points, io_latency_buckets, io_summary_view), so each\n"
-"                        point's throughput joins the mappings made during it\n"
+"                        (io_runs, io_devices, io_points, io_latency_buckets, io_summary_view,\n"
+"                        io_total_view), so each point's throughput joins the mappings made\n"
+"                        during it\n"
 "      --replace         with -o: replace an existing FILE\n"
 "  -f, --force           take a device whose block devices are mounted or held\n"
 "  -v, --verbose         debug messages\n"
 "  -h, --help            this text\n"
 "\n"
 "Needs root (sysfs binding, VFIO, pagemap). exit status: 0 ok, 1 failure (also: a command\n"
-"failed or read data that --verify found wrong), 2 bad usage\n");
+"failed or read data that --verify found wrong), 2 bad usage\n", IO_MAX_DEVICES, NVME_IO_MAX_QD);
 }
 
 static int parse_qds(const char *s, struct io_opts *o)
@@ -107,13 +122,36 @@ static int parse_qds(const char *s, struct io_opts *o)
 	o->nqds = 0;
 	o->max_qd = 0;
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (o->nqds == MAX_QDS || parse_u64(tok, &qd) || qd < 1 || qd > MAX_QD)
+		if (o->nqds == MAX_QDS || parse_u64(tok, &qd) || qd < 1 || qd > NVME_IO_MAX_QD)
 			return -1;
 		o->qds[o->nqds++] = (uint32_t)qd;
 		if (qd > o->max_qd)
 			o->max_qd = (uint32_t)qd;
 	}
 	return o->nqds ? 0 : -1;
+}
+
+/* --device, once more: a new, valid BDF. */
+static int add_device(struct io_opts *o, const char *arg)
+{
+	char bdf[13];
+
+	if (parse_bdf(arg, bdf)) {
+		log_error("bad PCI address '%s': give DDDD:BB:DD.F, e.g. 0000:00:04.0", arg);
+		return -1;
+	}
+	for (uint32_t i = 0; i < o->ndevices; i++)
+		if (!strcmp(o->devices[i], bdf)) {
+			log_error("--device %s is given twice", bdf);
+			return -1;
+		}
+	if (o->ndevices == IO_MAX_DEVICES) {
+		log_error("more than %d --device: io drives at most %d at once", IO_MAX_DEVICES,
+			  IO_MAX_DEVICES);
+		return -1;
+	}
+	memcpy(o->devices[o->ndevices++], bdf, sizeof(bdf));
+	return 0;
 }
 
 /* Option values, each checked alone; check_sizes checks them together. */
@@ -125,6 +163,7 @@ static int parse_args(int argc, char **argv, struct io_opts *o, const char **siz
 		{ "engine", required_argument, NULL, 'e' },
 		{ "nsid", required_argument, NULL, 'n' },
 		{ "workload", required_argument, NULL, 'w' },
+		{ "allow-write", no_argument, NULL, 'A' },
 		{ "bs", required_argument, NULL, 'B' },
 		{ "qd", required_argument, NULL, 'Q' },
 		{ "time", required_argument, NULL, 't' },
@@ -144,22 +183,23 @@ static int parse_args(int argc, char **argv, struct io_opts *o, const char **siz
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
-	const char *device = NULL, *bad = NULL;
+	const char *bad = NULL;
 	int opt;
 
 	while ((opt = cli_getopt(argc, argv, "d:e:n:w:t:b:s:m:o:fvh", long_opts, "io")) != -1) {
 		switch (opt) {
-		case 'd': device = optarg; break;
-		case 'e': if (!(o->engine = io_engine_find(optarg))) bad = "engine"; break;
-		case 'n': if (parse_u64(optarg, &o->nsid) || !o->nsid || o->nsid > UINT32_MAX) bad = "nsid"; break;
-		case 'w':
-			if (!strcmp(optarg, "randread"))
-				o->workload = IO_RANDREAD;
-			else if (!strcmp(optarg, "seqread"))
-				o->workload = IO_SEQREAD;
-			else
-				bad = "workload";
+		case 'd':
+			if (add_device(o, optarg))
+				return -1;
 			break;
+		case 'e': if (!(o->engine = io_engine_find(optarg))) bad = "engine"; break;
+		case 'n':
+			if (parse_u64(optarg, &o->nsid) || !o->nsid || o->nsid > UINT32_MAX)
+				bad = "nsid";
+			o->nsid_given = true;
+			break;
+		case 'w': if (io_workload_parse(optarg, &o->workload)) bad = "workload"; break;
+		case 'A': o->allow_write = true; break;
 		case 'B': if (parse_size(optarg, &o->bs)) bad = "bs"; break;
 		case 'Q': if (parse_qds(optarg, o)) bad = "qd"; break;
 		case 't': if (parse_duration_ns(optarg, &o->duration_ns)) bad = "time"; break;
@@ -188,12 +228,25 @@ static int parse_args(int argc, char **argv, struct io_opts *o, const char **siz
 		log_error("unexpected argument '%s'; see 'iommutrace io --help'", argv[optind]);
 		return -1;
 	}
-	if (!device) {
+	if (!o->ndevices) {
 		log_error("io needs --device BDF (an NVMe controller); see 'iommutrace io --help'");
 		return -1;
 	}
-	if (parse_bdf(device, o->device)) {
-		log_error("bad PCI address '%s': give DDDD:BB:DD.F, e.g. 0000:00:04.0", device);
+	if (io_workload_writes(o->workload) && (!o->allow_write || !o->nsid_given)) {
+		log_error("--workload %s overwrites the namespace's data: it needs --allow-write and "
+			  "the namespace named with --nsid N", io_workload_name(o->workload));
+		return -1;
+	}
+	if (io_workload_writes(o->workload) && o->verify) {
+		log_error("--verify checks what reads bring back; %s writes the pattern it checks: "
+			  "read it back afterwards with --workload randread --verify",
+			  io_workload_name(o->workload));
+		return -1;
+	}
+	if (o->ndevices > 1 && o->buffer.kind == BUF_BAR &&
+	    (o->engine != &io_engine_vfio || o->mapper != MAPPER_TYPE1)) {
+		log_error("several --device share a bar: window through --engine vfio --mapper type1 "
+			  "only (iommufd maps a BAR only as a dma-buf of a device it holds itself)");
 		return -1;
 	}
 	if (o->replace && !o->db_path) {
@@ -244,149 +297,43 @@ static int check_sizes(struct io_opts *o, const char *size_arg, const char *wind
 	return 0;
 }
 
-static double iops_of(const struct io_result *r)
-{
-	return r->elapsed_ns ? (double)r->completed * 1e9 / (double)r->elapsed_ns : 0;
-}
-
-static double mib_s_of(const struct io_result *r)
-{
-	return r->elapsed_ns ? (double)r->bytes * 1e9 / (double)r->elapsed_ns / 1048576.0 : 0;
-}
-
-static double mean_us_of(const struct io_result *r)
-{
-	return r->hist.count ? (double)r->hist.sum_ns / (double)r->hist.count / 1000.0 : 0;
-}
-
-static void print_point(FILE *f, const struct io_opts *o, const struct io_report_point *p)
-{
-	const struct lat_hist *h = &p->result.hist;
-	char bs[HUMAN_SIZE_LEN];
-
-	fprintf(f, "%s %s %s bs=%s qd=%u rep %llu/%llu: %.0f IOPS, %.1f MiB/s, mean %.1f us, "
-		   "p50 %.1f p90 %.1f p99 %.1f p99.9 %.1f max %.1f us; %llu completed, %llu failed",
-		o->engine->name, o->device, o->workload == IO_RANDREAD ? "randread" : "seqread",
-		human_size(o->bs, bs), p->qd, (unsigned long long)p->repeat_index + 1,
-		(unsigned long long)o->repeat, iops_of(&p->result), mib_s_of(&p->result), mean_us_of(&p->result),
-		lat_hist_percentile(h, 0.5) / 1e3, lat_hist_percentile(h, 0.9) / 1e3,
-		lat_hist_percentile(h, 0.99) / 1e3, lat_hist_percentile(h, 0.999) / 1e3,
-		h->max_ns / 1e3, (unsigned long long)p->result.completed,
-		(unsigned long long)p->result.failed);
-	if (o->verify)
-		fprintf(f, ", %llu wrong", (unsigned long long)p->result.verify_errors);
-	fputc('\n', f);
-	fflush(f);
-}
-
-/* Means over the repeats, one line per queue depth. */
-static void print_table(const struct io_opts *o, const struct io_report_point *rows, size_t n)
-{
-	printf("\n%-5s %12s %10s %10s %10s %10s\n", "qd", "IOPS", "MiB/s", "mean_us", "p99_us",
-	       "failed");
-	for (uint32_t q = 0; q < o->nqds; q++) {
-		double iops = 0, mib = 0, mean = 0, p99 = 0;
-		uint64_t failed = 0, k = 0;
-
-		for (size_t i = 0; i < n; i++) {
-			if (rows[i].qd != o->qds[q] || i / o->repeat != q)
-				continue;
-			iops += iops_of(&rows[i].result);
-			mib += mib_s_of(&rows[i].result);
-			mean += mean_us_of(&rows[i].result);
-			p99 += lat_hist_percentile(&rows[i].result.hist, 0.99) / 1e3;
-			failed += rows[i].result.failed;
-			k++;
-		}
-		if (k)
-			printf("%-5u %12.0f %10.1f %10.1f %10.1f %10llu\n", o->qds[q], iops / k,
-			       mib / k, mean / k, p99 / k, (unsigned long long)failed);
-	}
-}
-
-static void write_json(const struct io_opts *o, const struct io_engine *e,
-		       const struct io_report_point *rows, size_t n)
-{
-	struct json_writer w;
-
-	json_init(&w, stdout);
-	json_begin_object(&w, NULL);
-	json_string(&w, "engine", o->engine->name);
-	json_string(&w, "device", o->device);
-	json_string(&w, "model", e->model);
-	json_int(&w, "nsid", (int64_t)o->nsid);
-	json_string(&w, "workload", o->workload == IO_RANDREAD ? "randread" : "seqread");
-	json_int(&w, "bs_bytes", (int64_t)o->bs);
-	json_string(&w, "buffer", o->buffer_arg);
-	json_int(&w, "window_bytes", (int64_t)o->window);
-	if (o->engine == &io_engine_vfio)	/* the one engine that maps the buffer itself */
-		json_hex(&w, "iova", o->iova);
-	json_begin_array(&w, "points");
-	for (size_t i = 0; i < n; i++) {
-		const struct io_result *r = &rows[i].result;
-
-		json_begin_object(&w, NULL);
-		json_int(&w, "qd", rows[i].qd);
-		json_int(&w, "repeat", (int64_t)rows[i].repeat_index);
-		json_int(&w, "elapsed_ns", (int64_t)r->elapsed_ns);
-		json_int(&w, "completed", (int64_t)r->completed);
-		json_int(&w, "failed", (int64_t)r->failed);
-		json_int(&w, "bytes", (int64_t)r->bytes);
-		json_int(&w, "iops", (int64_t)(iops_of(r) + 0.5));
-		json_int(&w, "mean_ns", r->hist.count ? (int64_t)(r->hist.sum_ns / r->hist.count) : 0);
-		json_int(&w, "p50_ns", (int64_t)lat_hist_percentile(&r->hist, 0.5));
-		json_int(&w, "p90_ns", (int64_t)lat_hist_percentile(&r->hist, 0.9));
-		json_int(&w, "p99_ns", (int64_t)lat_hist_percentile(&r->hist, 0.99));
-		json_int(&w, "p999_ns", (int64_t)lat_hist_percentile(&r->hist, 0.999));
-		json_int(&w, "max_ns", (int64_t)r->hist.max_ns);
-		if (o->verify)
-			json_int(&w, "verify_errors", (int64_t)r->verify_errors);
-		json_end_object(&w);
-	}
-	json_end_array(&w);
-	json_end_object(&w);
-	json_finish(&w);
-}
-
 /* Limits only the device knows, once the engine has opened it. */
-static int check_device(const struct io_opts *o, const struct io_engine *e)
+static int check_device(const struct io_opts *o, const char *bdf, const struct io_engine *e)
 {
 	char a[HUMAN_SIZE_LEN], b[HUMAN_SIZE_LEN];
 
 	if (o->bs % e->block_size) {
-		log_error("--bs %s is not a multiple of namespace %llu's %u-byte blocks",
-			  human_size(o->bs, a), (unsigned long long)o->nsid, e->block_size);
+		log_error("--bs %s is not a multiple of %s namespace %llu's %u-byte blocks",
+			  human_size(o->bs, a), bdf, (unsigned long long)o->nsid, e->block_size);
 		return -1;
 	}
 	if (e->max_transfer && o->bs > e->max_transfer) {
 		log_error("--bs %s is above %s's largest transfer, %s (MDTS)", human_size(o->bs, a),
-			  o->device, human_size(e->max_transfer, b));
+			  bdf, human_size(e->max_transfer, b));
+		return -1;
+	}
+	if (o->max_qd > e->max_qd) {
+		log_error("--qd %u is above what %s takes on one queue: %u", o->max_qd, bdf,
+			  e->max_qd);
 		return -1;
 	}
 	return 0;
 }
 
-/* The run as io -o's recorder stores it (io/io_report.h); e: the opened engine, or NULL. */
-static void report_run(const struct io_opts *o, const struct io_engine *e,
-		       struct io_report_run *run)
+/* The run as printed and as io -o's recorder stores it (io/io_report.h); a device's engine
+ * details once it is open (block_size 0 before). */
+static void fill_run(const struct io_opts *o, const struct io_worker *w,
+		     struct io_report_run *run)
 {
 	memset(run, 0, sizeof(*run));
 	snprintf(run->engine, sizeof(run->engine), "%s", o->engine->name);
-	snprintf(run->device, sizeof(run->device), "%s", o->device);
 	/* only the vfio engine maps the buffer itself */
 	if (o->engine == &io_engine_vfio)
 		snprintf(run->mapper, sizeof(run->mapper), "%s", mapper_name(o->mapper));
-	snprintf(run->workload, sizeof(run->workload), "%s",
-		 o->workload == IO_RANDREAD ? "randread" : "seqread");
+	snprintf(run->workload, sizeof(run->workload), "%s", io_workload_name(o->workload));
 	snprintf(run->buffer, sizeof(run->buffer), "%s", o->buffer_arg);
 	snprintf(run->buffer_kind, sizeof(run->buffer_kind), "%s",
 		 buffer_kind_name(o->buffer.kind));
-	if (e) {
-		snprintf(run->model, sizeof(run->model), "%s", e->model);
-		snprintf(run->serial, sizeof(run->serial), "%s", e->serial);
-		run->block_size = e->block_size;
-		run->blocks = e->blocks;
-	}
 	run->nsid = (uint32_t)o->nsid;
 	run->bs = (uint32_t)o->bs;
 	run->verify = o->verify;
@@ -396,16 +343,23 @@ static void report_run(const struct io_opts *o, const struct io_engine *e,
 	run->bar_offset = o->offset;
 	run->window = o->window;
 	run->iova = o->engine == &io_engine_vfio ? o->iova : 0;
-}
+	run->ndevices = o->ndevices;
+	for (uint32_t i = 0; i < o->ndevices; i++) {
+		struct io_report_device *d = &run->devices[i];
 
-static int write_report_run(const struct io_opts *o, const struct io_engine *e)
-{
-	struct io_report_run run;
-
-	if (o->report_fd < 0)
-		return 0;
-	report_run(o, e, &run);
-	return io_report_write_run(o->report_fd, &run);
+		snprintf(d->device, sizeof(d->device), "%s", o->devices[i]);
+		snprintf(d->iommu, sizeof(d->iommu), "%s", w[i].iommu);
+		d->numa_node = w[i].node;
+		d->cpu = w[i].cpu;
+		d->iova = run->iova;
+		d->bar_offset = o->offset + o->size * i;
+		if (!w[i].engine.priv)
+			continue;
+		snprintf(d->model, sizeof(d->model), "%s", w[i].engine.model);
+		snprintf(d->serial, sizeof(d->serial), "%s", w[i].engine.serial);
+		d->block_size = w[i].engine.block_size;
+		d->blocks = w[i].engine.blocks;
+	}
 }
 
 /* In io -o's recorder: the command's report, stored with the session. */
@@ -444,64 +398,198 @@ static int check_nvme_class(const char *bdf)
 	return 0;
 }
 
+/* How the engine's DMA reaches memory, read before the device leaves its driver: "off" (no IOMMU
+ * group), "passthrough" (an identity domain: the uio case with iommu=pt) or "translated" (VFIO's
+ * own domain, or the kernel's DMA domain the uring path maps in); "" when sysfs does not say. */
+static void iommu_mode(const char *bdf, const struct io_engine_ops *engine, char out[16])
+{
+	char path[128], type[SYSFS_NAME_MAX + 1];
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/iommu_group", bdf);
+	if (access(path, F_OK)) {
+		snprintf(out, 16, "off");
+		return;
+	}
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/iommu_group/type", bdf);
+	if (engine == &io_engine_vfio)
+		snprintf(out, 16, "translated");
+	else if (sysfs_read_text(path, type, sizeof(type)))
+		out[0] = '\0';
+	else
+		snprintf(out, 16, "%s", strcmp(type, "identity") ? "translated" : "passthrough");
+}
+
+/* Before any device leaves its driver: each is an NVMe controller, and gets a CPU near it. */
+static int prepare_workers(const struct io_opts *o, struct io_worker *w)
+{
+	for (uint32_t i = 0; i < o->ndevices; i++) {
+		unsigned on_node = 0;
+
+		if (check_nvme_class(o->devices[i]))
+			return -1;
+		w[i].bdf = o->devices[i];
+		w[i].engine.ops = o->engine;
+		iommu_mode(w[i].bdf, o->engine, w[i].iommu);
+		device_cpu_pick(w[i].bdf, 0, &w[i].node, &w[i].cpu);
+		for (uint32_t j = 0; j < i; j++)
+			on_node += w[j].node == w[i].node;
+		if (on_node)
+			device_cpu_pick(w[i].bdf, on_node, &w[i].node, &w[i].cpu);
+	}
+	return 0;
+}
+
+static int open_engines(const struct io_opts *o, struct io_worker *w)
+{
+	for (uint32_t i = 0; i < o->ndevices; i++) {
+		struct io_engine *e = &w[i].engine;
+		struct io_target t = { .bdf = w[i].bdf, .nsid = (uint32_t)o->nsid,
+				       .mapper = o->mapper, .buffer = o->buffer,
+				       .buffer_size = o->size, .buffer_offset = o->offset,
+				       .iova = o->iova, .max_qd = o->max_qd,
+				       .max_bs = (uint32_t)o->bs,
+				       .writes = io_workload_writes(o->workload),
+				       .force = o->force, .stop = &stop_signal };
+
+		/* a bar window: one for all, each device its own part (see struct io_target) */
+		if (o->buffer.kind == BUF_BAR && o->ndevices > 1) {
+			if (i == 0)
+				t.bar_window_bytes = o->size * o->ndevices;
+			t.peer_window = i ? w[0].engine.window : NULL;
+			t.peer_offset = o->size * i;
+		}
+		if (e->ops->open(e, &t) || check_device(o, w[i].bdf, e))
+			return -1;
+		log_info("%s: %s (serial %s), namespace %llu: %llu blocks of %u bytes; IOMMU %s; "
+			 "worker on CPU %d (NUMA node %d)", w[i].bdf, e->model, e->serial,
+			 (unsigned long long)o->nsid, (unsigned long long)e->blocks, e->block_size,
+			 w[i].iommu[0] ? w[i].iommu : "unknown", w[i].cpu, w[i].node);
+	}
+	return 0;
+}
+
+/* Closes every engine that was opened; -1 when a device could not be restored. */
+static int close_engines(const struct io_opts *o, struct io_worker *w)
+{
+	int ret = 0;
+
+	/* the last first: the first engine holds a shared bar window */
+	for (uint32_t i = o->ndevices; i-- > 0;)
+		if (w[i].engine.ops && w[i].engine.ops->close(&w[i].engine))
+			ret = -1;
+	return ret;
+}
+
+/* The progress line on a terminal while a point runs: which point of how many, and its time. */
+struct progress {
+	const struct io_opts *o;
+	size_t step, steps;
+	uint32_t qd;
+	uint64_t rep;
+	bool shown;
+};
+
+static void show_progress(void *ctx, uint64_t elapsed_ns)
+{
+	struct progress *p = ctx;
+
+	fprintf(stderr, "\r\033[Kio: point %zu of %zu (qd %u, repeat %llu of %llu): %llu s of %llu s",
+		p->step + 1, p->steps, p->qd, (unsigned long long)p->rep + 1,
+		(unsigned long long)p->o->repeat, (unsigned long long)(elapsed_ns / 1000000000),
+		(unsigned long long)(p->o->duration_ns / 1000000000));
+	fflush(stderr);
+	p->shown = true;
+}
+
+static void clear_progress(struct progress *p)
+{
+	if (p->shown)
+		fputs("\r\033[K", stderr);
+	p->shown = false;
+}
+
 static int run_io(struct io_opts *o)
 {
-	struct io_engine e = { .ops = o->engine };
-	struct io_target t = { .bdf = o->device, .nsid = (uint32_t)o->nsid, .mapper = o->mapper,
-			       .buffer = o->buffer, .buffer_size = o->size,
-			       .buffer_offset = o->offset, .iova = o->iova, .max_qd = o->max_qd,
-			       .force = o->force, .stop = &stop_signal };
-	size_t npoints = (size_t)o->nqds * o->repeat, n = 0;
-	struct io_report_point *rows = calloc(npoints, sizeof(*rows));
+	size_t nsteps = (size_t)o->nqds * o->repeat, n = 0;
+	struct io_worker *w = calloc(o->ndevices, sizeof(*w));
+	struct io_report_point *rows = calloc(nsteps * o->ndevices, sizeof(*rows));
+	struct io_report_run run;
+	struct io_output out = { .run = &run, .qds = o->qds, .nqds = o->nqds };
+	struct progress prog = { .o = o, .steps = nsteps };
+	bool tty = isatty(STDERR_FILENO);
 	uint64_t failed = 0, wrong = 0;
 	int ret = IT_EXIT_FAILURE;
 
 	stop_on_signals();
-	if (!rows) {
+	if (!w || !rows) {
 		log_error("out of memory");
-		return IT_EXIT_FAILURE;
-	}
-	if (write_report_run(o, NULL) || check_nvme_class(o->device) || e.ops->open(&e, &t) ||
-	    check_device(o, &e) || write_report_run(o, &e))
 		goto cleanup;
-	log_info("%s: %s (serial %s), namespace %llu: %llu blocks of %u bytes", o->device, e.model,
-		 e.serial, (unsigned long long)o->nsid, (unsigned long long)e.blocks, e.block_size);
+	}
+	for (uint32_t i = 0; i < o->ndevices; i++)
+		w[i].node = w[i].cpu = -1;
+	fill_run(o, w, &run);
+	if ((o->report_fd >= 0 && io_report_write_run(o->report_fd, &run)) ||
+	    prepare_workers(o, w) || open_engines(o, w))
+		goto cleanup;
+	fill_run(o, w, &run);
+	if (o->report_fd >= 0 && io_report_write_run(o->report_fd, &run))
+		goto cleanup;
 	for (uint32_t q = 0; q < o->nqds && !stop_signal; q++) {
 		for (uint64_t rep = 0; rep < o->repeat && !stop_signal; rep++) {
-			struct io_point p = { .workload = o->workload, .bs = (uint32_t)o->bs,
-					      .qd = o->qds[q], .duration_ns = o->duration_ns,
-					      .window = o->window, .verify = o->verify,
-					      .seed = o->seed + rep * 7919 + q };
-			struct io_report_point *row = &rows[n];
+			struct io_report_point *step = &rows[n];
+			int rc;
 
-			row->qd = o->qds[q];
-			row->repeat_index = (uint32_t)rep;
-			row->start_mono_ns = clock_ns(CLOCK_MONOTONIC);
-			if (e.ops->run(&e, &p, &row->result))
+			for (uint32_t i = 0; i < o->ndevices; i++) {
+				w[i].point = (struct io_point){
+					.workload = o->workload, .bs = (uint32_t)o->bs,
+					.qd = o->qds[q], .duration_ns = o->duration_ns,
+					.window = o->window, .verify = o->verify,
+					.seed = o->seed + rep * 7919 + q + i * 104729 };
+			}
+			prog.step = q * o->repeat + rep;
+			prog.qd = o->qds[q];
+			prog.rep = rep;
+			rc = io_workers_run(w, o->ndevices, tty ? show_progress : NULL, &prog);
+			clear_progress(&prog);
+			for (uint32_t i = 0; i < o->ndevices; i++) {
+				if (w[i].rc)
+					continue;
+				rows[n] = w[i].row;
+				rows[n].qd = o->qds[q];
+				rows[n].repeat_index = (uint32_t)rep;
+				rows[n].device_index = i;
+				if (o->report_fd >= 0 &&
+				    io_report_write_point(o->report_fd, n, &rows[n]))
+					goto cleanup;
+				failed += rows[n].result.failed;
+				wrong += rows[n].result.verify_errors;
+				io_output_point(o->json ? stderr : stdout, &out, &rows[n]);
+				n++;
+			}
+			if (rc)
 				goto cleanup;
-			row->end_mono_ns = clock_ns(CLOCK_MONOTONIC);
-			if (o->report_fd >= 0 && io_report_write_point(o->report_fd, n, row))
-				goto cleanup;
-			n++;
-			failed += row->result.failed;
-			wrong += row->result.verify_errors;
-			print_point(o->json ? stderr : stdout, o, row);
+			if (o->ndevices > 1)
+				io_output_total(o->json ? stderr : stdout, &out, step, o->ndevices);
 		}
 	}
-	if (o->json)
-		write_json(o, &e, rows, n);
-	else if (n > 1)
-		print_table(o, rows, n);
+	if (o->json) {
+		if (io_output_json(stdout, &out, rows, n))
+			goto cleanup;
+	} else if (n > 1) {
+		io_output_table(stdout, &out, rows, n);
+	}
 	if (stop_signal)
-		log_info("stopped by signal %d after %zu of %zu points", (int)stop_signal, n, npoints);
+		log_info("stopped by signal %d after %zu of %zu points", (int)stop_signal,
+			 n / o->ndevices, nsteps);
 	if (failed || wrong)
 		log_error("%llu commands failed and %llu reads differed from the disk pattern",
 			  (unsigned long long)failed, (unsigned long long)wrong);
 	else
 		ret = IT_EXIT_OK;
 cleanup:
-	if (e.ops->close(&e))
+	if (w && close_engines(o, w))
 		ret = IT_EXIT_FAILURE;
+	free(w);
 	free(rows);
 	return ret;
 }

@@ -15,7 +15,7 @@ static const struct command {
 	{ "devices", cmd_devices, "show PCI devices, IOMMU groups, BARs and IOMMU capabilities" },
 	{ "import", cmd_import, "read a trace-cmd trace.dat or ftrace text file into a database" },
 	{ "map", cmd_map, "map a buffer into a device's IOMMU domain through VFIO (recording with -o)" },
-	{ "io", cmd_io, "read from an NVMe namespace through a user-space driver; IOPS and latency" },
+	{ "io", cmd_io, "read (or write) NVMe namespaces through a user-space driver or the kernel's; IOPS, latency" },
 };
 
 static void usage(FILE *f)

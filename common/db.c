@@ -1,5 +1,6 @@
 /* Opening the database, the schema version check, and session rows. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -76,8 +77,10 @@ cleanup:
 	return ret;
 }
 
-static int create_schema(sqlite3 *db)
+/* Creates what is missing; from version 3 (the first with io tables) it alters those first. */
+static int create_schema(sqlite3 *db, long from_version)
 {
+	bool v3 = from_version == 3;
 	char sql[256];
 
 	snprintf(sql, sizeof(sql),
@@ -85,10 +88,14 @@ static int create_schema(sqlite3 *db)
 		 "INSERT OR REPLACE INTO meta(key, value) VALUES ('schema_version', '%d');",
 		 IT_APPLICATION_ID, IT_SCHEMA_VERSION);
 	if (itdb_exec(db, "BEGIN", "create schema") ||
+	    (v3 && itdb_exec(db, it_schema_v3_before_sql, "migrate schema 3")) ||
 	    itdb_exec(db, it_schema_sql, "create schema") ||
+	    (v3 && itdb_exec(db, it_schema_v3_after_sql, "migrate schema 3")) ||
 	    itdb_exec(db, sql, "create schema") ||
-	    itdb_exec(db, "COMMIT", "create schema"))
+	    itdb_exec(db, "COMMIT", "create schema")) {
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);	/* the error is logged */
 		return -1;
+	}
 	return 0;
 }
 
@@ -197,8 +204,9 @@ sqlite3 *itdb_open(const char *path, enum itdb_open_mode mode, char *err, size_t
 		snprintf(err, errlen, "%s: cannot set WAL journal mode: %s", path, sqlite3_errmsg(db));
 		goto fail;
 	}
-	/* versions 2 and 3 added tables and views only: migrating is creating what is missing */
-	if ((!exists || version < IT_SCHEMA_VERSION) && create_schema(db)) {
+	/* versions 2 and 3 added tables and views only: migrating is creating what is missing;
+	 * version 4 also added columns to version 3's io tables */
+	if ((!exists || version < IT_SCHEMA_VERSION) && create_schema(db, exists ? version : 0)) {
 		snprintf(err, errlen, "%s: cannot %s schema: %s", path,
 			 exists ? "migrate the" : "create the", sqlite3_errmsg(db));
 		goto fail;

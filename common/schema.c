@@ -202,13 +202,15 @@ const char it_schema_sql[] =
 "  pgcount INTEGER NOT NULL,"
 "  PRIMARY KEY (session_id, pgsize_bytes));"
 
-/* One per `io -o` session: what was read, from which device, into what. */
+/* One per `io -o` session: what was read or written, on which devices, into what. device, model,
+ * serial, block_size and blocks are the first device's (io_devices has each); device lists
+ * every device's BDF, comma-separated. */
 "CREATE TABLE IF NOT EXISTS io_runs ("
 "  session_id INTEGER PRIMARY KEY REFERENCES sessions,"
 "  engine TEXT NOT NULL,"			/* vfio | uring | uio */
 "  device TEXT NOT NULL, model TEXT, serial TEXT,"
 "  nsid INTEGER NOT NULL, block_size INTEGER, blocks INTEGER,"
-"  workload TEXT NOT NULL,"		/* randread | seqread */
+"  workload TEXT NOT NULL,"		/* randread | seqread | randwrite | seqwrite */
 "  bs_bytes INTEGER NOT NULL,"
 "  duration_ns INTEGER NOT NULL,"		/* asked for, per point */
 "  repeat_count INTEGER NOT NULL,"
@@ -217,9 +219,25 @@ const char it_schema_sql[] =
 "  bar_offset_bytes INTEGER,"
 "  window_bytes INTEGER NOT NULL,"
 "  iova INTEGER,"
-"  verify INTEGER NOT NULL);"
+"  verify INTEGER NOT NULL,"
+"  device_count INTEGER NOT NULL DEFAULT 1);"
 
-/* One per measurement point, in the order run; CLOCK_MONOTONIC times, as the events have. */
+/* One per device of an `io -o` run (schema 4): each has its own worker thread, pinned to cpu, and
+ * its own buffer; of a bar window, device i takes size_bytes at bar_offset + i * size_bytes. */
+"CREATE TABLE IF NOT EXISTS io_devices ("
+"  session_id INTEGER NOT NULL REFERENCES sessions,"
+"  device_index INTEGER NOT NULL,"		/* io_points.device_index */
+"  device TEXT NOT NULL, model TEXT, serial TEXT,"
+"  block_size INTEGER, blocks INTEGER,"
+"  iova INTEGER,"				/* the buffer's, when the engine maps it itself */
+"  numa_node INTEGER,"			/* the device's; NULL: sysfs names none (-1, or unreadable) */
+"  cpu INTEGER,"				/* the worker's; NULL: not pinned */
+"  iommu TEXT,"				/* off | passthrough | translated; NULL: unknown */
+"  bar_offset_bytes INTEGER,"		/* bar: this device's part of the window */
+"  PRIMARY KEY (session_id, device_index));"
+
+/* One per measurement point and device, in the order run (the devices of a point run at once);
+ * CLOCK_MONOTONIC times, as the events have. */
 "CREATE TABLE IF NOT EXISTS io_points ("
 "  session_id INTEGER NOT NULL REFERENCES sessions,"
 "  point INTEGER NOT NULL,"
@@ -230,6 +248,7 @@ const char it_schema_sql[] =
 "  bytes INTEGER NOT NULL,"
 "  iops REAL, bandwidth_bytes_per_s REAL, mean_ns REAL,"
 "  p50_ns INTEGER, p90_ns INTEGER, p99_ns INTEGER, p999_ns INTEGER, max_ns INTEGER,"
+"  device_index INTEGER NOT NULL DEFAULT 0,"
 "  PRIMARY KEY (session_id, point));"
 
 "CREATE TABLE IF NOT EXISTS io_latency_buckets ("
@@ -288,12 +307,35 @@ const char it_schema_sql[] =
 "  FROM maps m JOIN driver_maps d ON d.map_id = m.map_id AND d.op = 'map'"
 "  GROUP BY m.map_id, d.pgsize_bytes, d.source;"
 
-/* Per io -o session and queue depth: the means over the repeats. */
-"CREATE VIEW IF NOT EXISTS io_summary_view AS SELECT p.session_id, r.engine, r.device,"
+/* Per io -o session, device and queue depth: the means over the repeats (mean latency weighted
+ * by completions, as the printed table has it). */
+"CREATE VIEW IF NOT EXISTS io_summary_view AS SELECT p.session_id, r.engine,"
+"  IFNULL(d.device, r.device) AS device, p.device_index,"
 "  r.workload, r.bs_bytes, r.buffer, p.qd, COUNT(*) AS repeats, AVG(p.iops) AS iops,"
-"  AVG(p.bandwidth_bytes_per_s) AS bandwidth_bytes_per_s, AVG(p.mean_ns) AS mean_ns,"
+"  AVG(p.bandwidth_bytes_per_s) AS bandwidth_bytes_per_s,"
+"  SUM(p.mean_ns * p.completed) / NULLIF(SUM(p.completed), 0) AS mean_ns,"
 "  AVG(p.p99_ns) AS p99_ns, SUM(p.completed) AS completed, SUM(p.failed) AS failed"
-"  FROM io_points p JOIN io_runs r USING (session_id) GROUP BY p.session_id, p.qd;"
+"  FROM io_points p JOIN io_runs r USING (session_id)"
+"  LEFT JOIN io_devices d ON d.session_id = p.session_id AND d.device_index = p.device_index"
+"  GROUP BY p.session_id, p.device_index, p.qd;"
+
+/* Per io -o session and queue depth, all devices together: each point's sums over the devices
+ * that ran it at once (IOPS, bandwidth; mean latency weighted by completions), then the means
+ * over the repeats (and over repeated depths of the --qd list). Points are numbered device by
+ * device within each point of the sweep, so point / device_count names the sweep's point. */
+"CREATE VIEW IF NOT EXISTS io_total_view AS"
+"  WITH per_step AS (SELECT p.session_id, p.point / r.device_count AS step, p.qd,"
+"    COUNT(*) AS devices, SUM(p.iops) AS iops,"
+"    SUM(p.bandwidth_bytes_per_s) AS bandwidth_bytes_per_s,"
+"    SUM(p.mean_ns * p.completed) AS lat_ns, SUM(p.completed) AS completed,"
+"    SUM(p.failed) AS failed"
+"    FROM io_points p JOIN io_runs r USING (session_id) GROUP BY p.session_id, step)"
+"  SELECT r.session_id, r.engine, r.workload, r.bs_bytes, r.buffer, s.qd,"
+"    MAX(s.devices) AS devices, COUNT(*) AS repeats, AVG(s.iops) AS iops,"
+"    AVG(s.bandwidth_bytes_per_s) AS bandwidth_bytes_per_s,"
+"    SUM(s.lat_ns) / NULLIF(SUM(s.completed), 0) AS mean_ns,"
+"    SUM(s.completed) AS completed, SUM(s.failed) AS failed"
+"  FROM per_step s JOIN io_runs r USING (session_id) GROUP BY s.session_id, s.qd;"
 
 /* Per map -o session and page size: the pages the leaf rule expects (per mapping, times the
  * mappings made) beside the driver pages recorded in the mapped IOVA range. */
@@ -311,6 +353,16 @@ const char it_schema_sql[] =
 "  LEFT JOIN map_expected_pages e ON e.session_id = z.session_id"
 "   AND e.pgsize_bytes = z.pgsize_bytes"
 "  LEFT JOIN seen s ON s.session_id = z.session_id AND s.pgsize_bytes = z.pgsize_bytes;";
+
+const char it_schema_v3_before_sql[] =
+"ALTER TABLE io_runs ADD COLUMN device_count INTEGER NOT NULL DEFAULT 1;"
+"ALTER TABLE io_points ADD COLUMN device_index INTEGER NOT NULL DEFAULT 0;"
+"DROP VIEW IF EXISTS io_summary_view;";
+
+const char it_schema_v3_after_sql[] =
+"INSERT OR IGNORE INTO io_devices(session_id, device_index, device, model, serial, block_size,"
+"  blocks, iova, bar_offset_bytes) SELECT session_id, 0, device, model, serial, block_size,"
+"  blocks, iova, bar_offset_bytes FROM io_runs;";
 
 const char it_schema_index_sql[] =
 "CREATE INDEX IF NOT EXISTS maps_by_session_ts ON maps(session_id, ts_ns);"

@@ -3,11 +3,16 @@
 #ifndef IOMMUTRACE_SCHEMA_H
 #define IOMMUTRACE_SCHEMA_H
 
-#define IT_SCHEMA_VERSION 3
+#define IT_SCHEMA_VERSION 4
 #define IT_APPLICATION_ID 0x494f4d54 /* "IOMT" in PRAGMA application_id */
 
 /* DDL creating every table and view of IT_SCHEMA_VERSION (idempotent: IF NOT EXISTS). */
 extern const char it_schema_sql[];
+/* Migrating a version 3 file (the first with io_* tables): before it_schema_sql, the columns
+ * version 4 added to io tables and the views it changed dropped; after it, io_devices filled
+ * from io_runs. Versions 1 and 2 had no io tables: it_schema_sql creates them whole. */
+extern const char it_schema_v3_before_sql[];
+extern const char it_schema_v3_after_sql[];
 /* Indexes, created once the bulk of a session is written. */
 extern const char it_schema_index_sql[];
 

@@ -7,7 +7,7 @@
 #include "common/log.h"
 #include "io_report.h"
 
-#define MAGIC 0x3170526f49544d49ull	/* "IMTIoRp1" */
+#define MAGIC 0x3270526f49544d49ull	/* "IMTIoRp2" */
 #define MAX_POINTS 100000
 #define RUN_OFF sizeof(uint64_t)
 #define COUNT_OFF (RUN_OFF + sizeof(struct io_report_run))
@@ -36,6 +36,20 @@ static bool terminated(const char *s, size_t len)
 	return memchr(s, 0, len) != NULL;
 }
 
+static bool devices_terminated(const struct io_report_run *run)
+{
+	for (uint32_t i = 0; i < run->ndevices; i++) {
+		const struct io_report_device *d = &run->devices[i];
+
+		if (!terminated(d->device, sizeof(d->device)) ||
+		    !terminated(d->iommu, sizeof(d->iommu)) ||
+		    !terminated(d->model, sizeof(d->model)) ||
+		    !terminated(d->serial, sizeof(d->serial)))
+			return false;
+	}
+	return true;
+}
+
 int io_report_read(int fd, struct io_report *r)
 {
 	struct io_report_run *run = &r->run;
@@ -49,9 +63,7 @@ int io_report_read(int fd, struct io_report *r)
 	if (magic != MAGIC || child_report_read(fd, run, sizeof(*run), RUN_OFF) ||
 	    child_report_read(fd, &r->npoints, sizeof(r->npoints), COUNT_OFF) ||
 	    r->npoints > MAX_POINTS || !terminated(run->engine, sizeof(run->engine)) ||
-	    !terminated(run->device, sizeof(run->device)) ||
-	    !terminated(run->model, sizeof(run->model)) ||
-	    !terminated(run->serial, sizeof(run->serial)) ||
+	    !run->ndevices || run->ndevices > IO_MAX_DEVICES || !devices_terminated(run) ||
 	    !terminated(run->mapper, sizeof(run->mapper)) ||
 	    !terminated(run->workload, sizeof(run->workload)) ||
 	    !terminated(run->buffer, sizeof(run->buffer)) ||
@@ -64,6 +76,9 @@ int io_report_read(int fd, struct io_report *r)
 	}
 	if (child_report_read(fd, r->points, r->npoints * sizeof(*r->points), POINTS_OFF))
 		goto malformed;
+	for (uint64_t i = 0; i < r->npoints; i++)
+		if (r->points[i].device_index >= run->ndevices)
+			goto malformed;
 	return 0;
 malformed:
 	io_report_free(r);
@@ -83,21 +98,29 @@ static int insert_run(sqlite3 *db, int64_t sid, const struct io_report_run *run)
 	sqlite3_stmt *st = itdb_prepare(db,
 		"INSERT INTO io_runs(session_id, engine, device, model, serial, nsid, block_size,"
 		" blocks, workload, bs_bytes, duration_ns, repeat_count, mapper, buffer, buffer_kind,"
-		" size_bytes, bar_offset_bytes, window_bytes, iova, verify) VALUES (?1, ?2, ?3, ?4,"
-		" ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)");
+		" size_bytes, bar_offset_bytes, window_bytes, iova, verify, device_count) VALUES (?1,"
+		" ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19,"
+		" ?20, ?21)");
+	const struct io_report_device *first = &run->devices[0];
+	char devices[IO_MAX_DEVICES * sizeof(first->device)] = "";
 	int rc;
 
 	if (!st)
 		return -1;
+	for (uint32_t i = 0; i < run->ndevices; i++) {
+		if (i)
+			strcat(devices, ",");
+		strcat(devices, run->devices[i].device);
+	}
 	sqlite3_bind_int64(st, 1, sid);
 	itdb_bind_text(st, 2, run->engine);
-	itdb_bind_text(st, 3, run->device);
-	itdb_bind_text(st, 4, run->model);
-	itdb_bind_text(st, 5, run->serial);
+	itdb_bind_text(st, 3, devices);
+	itdb_bind_text(st, 4, first->model);
+	itdb_bind_text(st, 5, first->serial);
 	sqlite3_bind_int64(st, 6, run->nsid);
-	if (run->block_size) {
-		sqlite3_bind_int64(st, 7, run->block_size);
-		sqlite3_bind_int64(st, 8, (int64_t)run->blocks);
+	if (first->block_size) {
+		sqlite3_bind_int64(st, 7, first->block_size);
+		sqlite3_bind_int64(st, 8, (int64_t)first->blocks);
 	}
 	itdb_bind_text(st, 9, run->workload);
 	sqlite3_bind_int64(st, 10, run->bs);
@@ -113,7 +136,45 @@ static int insert_run(sqlite3 *db, int64_t sid, const struct io_report_run *run)
 	if (run->iova)
 		sqlite3_bind_int64(st, 19, (int64_t)run->iova);
 	sqlite3_bind_int64(st, 20, run->verify);
+	sqlite3_bind_int64(st, 21, run->ndevices);
 	rc = itdb_step_done(st, "storing the io run");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int insert_devices(sqlite3 *db, int64_t sid, const struct io_report_run *run)
+{
+	sqlite3_stmt *st = itdb_prepare(db,
+		"INSERT INTO io_devices(session_id, device_index, device, model, serial, block_size,"
+		" blocks, iova, numa_node, cpu, iommu, bar_offset_bytes) VALUES (?1, ?2, ?3, ?4, ?5, ?6,"
+		" ?7, ?8, ?9, ?10, ?11, ?12)");
+	int rc = 0;
+
+	if (!st)
+		return -1;
+	for (uint32_t i = 0; i < run->ndevices && !rc; i++) {
+		const struct io_report_device *d = &run->devices[i];
+
+		sqlite3_bind_int64(st, 1, sid);
+		sqlite3_bind_int64(st, 2, i);
+		itdb_bind_text(st, 3, d->device);
+		itdb_bind_text(st, 4, d->model);
+		itdb_bind_text(st, 5, d->serial);
+		if (d->block_size) {
+			sqlite3_bind_int64(st, 6, d->block_size);
+			sqlite3_bind_int64(st, 7, (int64_t)d->blocks);
+		}
+		if (d->iova)
+			sqlite3_bind_int64(st, 8, (int64_t)d->iova);
+		if (d->numa_node >= 0)
+			sqlite3_bind_int64(st, 9, d->numa_node);
+		if (d->cpu >= 0)
+			sqlite3_bind_int64(st, 10, d->cpu);
+		itdb_bind_text(st, 11, d->iommu);
+		if (!strcmp(run->buffer_kind, "bar"))
+			sqlite3_bind_int64(st, 12, (int64_t)d->bar_offset);
+		rc = itdb_step_done(st, "storing an io device");
+	}
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -138,6 +199,7 @@ static int insert_point(sqlite3_stmt *st, int64_t sid, uint64_t index,
 	else
 		sqlite3_bind_null(st, 10);
 	sqlite3_bind_int64(st, 11, (int64_t)r->bytes);
+	sqlite3_bind_int64(st, 20, p->device_index);
 	if (secs > 0) {
 		sqlite3_bind_double(st, 12, (double)r->completed / secs);
 		sqlite3_bind_double(st, 13, (double)r->bytes / secs);
@@ -188,13 +250,13 @@ int io_report_store(sqlite3 *db, int64_t sid, const struct io_report *r)
 	point = itdb_prepare(db,
 		"INSERT INTO io_points(session_id, point, qd, repeat_index, start_mono_ns,"
 		" end_mono_ns, elapsed_ns, completed, failed, verify_errors, bytes, iops,"
-		" bandwidth_bytes_per_s, mean_ns, p50_ns, p90_ns, p99_ns, p999_ns, max_ns)"
-		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,"
-		" ?17, ?18, ?19)");
+		" bandwidth_bytes_per_s, mean_ns, p50_ns, p90_ns, p99_ns, p999_ns, max_ns,"
+		" device_index) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
+		" ?15, ?16, ?17, ?18, ?19, ?20)");
 	bucket = itdb_prepare(db,
 		"INSERT INTO io_latency_buckets(session_id, point, lo_ns, hi_ns, count)"
 		" VALUES (?1, ?2, ?3, ?4, ?5)");
-	if (!point || !bucket || insert_run(db, sid, &r->run))
+	if (!point || !bucket || insert_run(db, sid, &r->run) || insert_devices(db, sid, &r->run))
 		goto cleanup;
 	for (uint64_t i = 0; i < r->npoints; i++)
 		if (insert_point(point, sid, i, &r->points[i], r->run.verify) ||

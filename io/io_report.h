@@ -1,7 +1,7 @@
 /* What one `io` run measured, handed from the command the recorder runs (io -o) to the recorder
  * through the report file of common/child_report.h, and stored with the session: the run's
- * parameters and device (io_runs), each point's counts, rates and percentiles (io_points) and its
- * latency histogram (io_latency_buckets, non-empty buckets only). Points carry their
+ * parameters (io_runs), its devices (io_devices), each point's counts, rates and percentiles per
+ * device (io_points) and its latency histogram (io_latency_buckets, non-empty buckets only). Points carry their
  * CLOCK_MONOTONIC start and end, the clock of the recorded events, so throughput joins the
  * mappings made during it. */
 #ifndef IOMMUTRACE_IO_REPORT_H
@@ -11,15 +11,25 @@
 #include <sqlite3.h>
 #include "engine.h"
 
+struct io_report_device {
+	char device[16], model[41], serial[21];
+	char iommu[16];			/* off | passthrough | translated: how its DMA is addressed */
+	uint32_t block_size;		/* 0: not opened yet */
+	int32_t numa_node, cpu;		/* -1: none, not pinned */
+	uint64_t blocks, iova;		/* iova 0: the engine maps nothing itself */
+	uint64_t bar_offset;		/* bar: its part of the window, from the BAR's start */
+};
+
 struct io_report_run {
-	char engine[16], device[16], model[41], serial[21], mapper[16];
+	char engine[16], mapper[16];
 	char workload[16], buffer[48], buffer_kind[16];
-	uint32_t nsid, block_size, bs, verify;
-	uint64_t blocks, duration_ns, repeat, size, bar_offset, window, iova;
+	uint32_t nsid, bs, verify, ndevices;
+	uint64_t duration_ns, repeat, size, bar_offset, window, iova;
+	struct io_report_device devices[IO_MAX_DEVICES];
 };
 
 struct io_report_point {
-	uint32_t qd, repeat_index;
+	uint32_t qd, repeat_index, device_index;
 	uint64_t start_mono_ns, end_mono_ns;
 	struct io_result result;
 };

@@ -1,5 +1,5 @@
 /* The pattern the testbed writes on its NVMe disk (tests/vm/lib/disk.sh), which --verify checks
- * the data read against: every 512-byte sector n holds n as a 64-bit little-endian integer, the
+ * the data read against and the write workloads write: every 512-byte sector n holds n as a 64-bit little-endian integer, the
  * ASCII magic "IOMMUTRC", then bytes 16..511 with the value (offset & 0xff). */
 #ifndef IOMMUTRACE_PATTERN_H
 #define IOMMUTRACE_PATTERN_H
@@ -11,5 +11,8 @@
 /* Checks len bytes (a multiple of 512) read from byte offset sector * 512 of the disk. Returns -1
  * when they match, or the offset of the first byte that does not. */
 int64_t pattern_mismatch(const void *data, uint64_t sector, uint64_t len);
+/* Writes the pattern of the len bytes (a multiple of 512) at byte offset sector * 512 of the disk
+ * into data: what the write workloads put on a namespace. */
+void pattern_fill(void *data, uint64_t sector, uint64_t len);
 
 #endif

@@ -120,6 +120,8 @@ static int uio_open(struct io_engine *e, const struct io_target *t)
 	u->bar0_fd = -1;
 	u->io.request_fd = -1;
 	u->io.stop = t->stop;
+	snprintf(u->io.bdf, sizeof(u->io.bdf), "%s", t->bdf);
+	snprintf(u->io.driver, sizeof(u->io.driver), UIO_DRIVER);
 	u->io.data_dma = data_phys;
 	u->io.data_ctx = u;
 	e->priv = u;
@@ -129,12 +131,18 @@ static int uio_open(struct io_engine *e, const struct io_target *t)
 			  "must not move");
 		return -1;
 	}
+	if (nvme_io_dma_bytes(t->max_qd, t->max_bs) > DMA_AREA_BYTES) {
+		log_error("the uio engine keeps its queues and PRP lists in one 2 MiB hugetlb page "
+			  "(physically contiguous), and qd %u with --bs %u needs more: lower --qd or "
+			  "--bs", t->max_qd, t->max_bs);
+		return -1;
+	}
 	if (check_untranslated(t->bdf) || device_bind(&u->dev, t->bdf, UIO_DRIVER, t->force) ||
 	    *t->stop || set_bus_master(t->bdf) || map_bar0(u, t->bdf) ||
 	    buffer_create(&u->buffer, &t->buffer, t->buffer_size, 0, -1) ||
 	    backing_read(u->buffer.vaddr, u->buffer.size, &u->backing) ||
 	    dma_area_create(&u->dma, NULL, DMA_AREA_BYTES, 0) ||
-	    nvme_io_open(&u->io, u->bar0, &u->dma, t->bdf, t->nsid, t->max_qd))
+	    nvme_io_open(&u->io, u->bar0, &u->dma, t->nsid, t->max_qd, t->max_bs))
 		return -1;
 	nvme_io_describe(&u->io, e);
 	e->buffer = u->buffer.vaddr;

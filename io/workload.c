@@ -47,7 +47,7 @@ uint64_t io_cursor_next_lba(struct io_cursor *c)
 {
 	uint64_t start;
 
-	if (c->workload == IO_RANDREAD)
+	if (io_workload_random(c->workload))
 		start = next_random(&c->rng) % c->cmd_starts;
 	else
 		start = c->next_seq++ % c->cmd_starts;

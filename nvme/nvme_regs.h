@@ -77,6 +77,7 @@ static_assert(sizeof(struct nvme_cqe) == 16, "completion queue entry is 16 bytes
 #define NVME_QUEUE_CONTIGUOUS (1u << 0)	/* create SQ/CQ: physically contiguous */
 
 /* NVM commands */
+#define NVME_CMD_WRITE 0x01
 #define NVME_CMD_READ 0x02
 
 /* Byte offsets in the identify data structures (4 KiB each) */

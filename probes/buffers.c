@@ -177,3 +177,21 @@ void buffer_destroy(struct buffer *b)
 	b->map_base = NULL;
 	b->fd = -1;
 }
+
+void buffer_view(const struct buffer *b, uint64_t offset, uint64_t size, struct buffer *view)
+{
+	uint64_t off_align = align_of(offset);
+
+	*view = *b;
+	view->vaddr = (char *)b->vaddr + offset;
+	view->size = size;
+	view->map_base = NULL;
+	view->map_len = 0;
+	view->fd = -1;
+	if (b->spec.kind == BUF_BAR) {
+		view->bar_offset = b->bar_offset + offset;
+		view->align = align_of(b->bar_start + view->bar_offset);
+	} else if (offset && off_align < b->align) {
+		view->align = off_align;
+	}
+}

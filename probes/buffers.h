@@ -40,5 +40,8 @@ const char *buffer_kind_name(enum buffer_kind kind);
 int buffer_create(struct buffer *b, const struct buffer_spec *spec, uint64_t size,
 		  uint64_t offset, int bar_device_fd);
 void buffer_destroy(struct buffer *b);
+/* A part of b (size bytes at offset) that owns nothing: destroying it does nothing, and it lives
+ * no longer than b. */
+void buffer_view(const struct buffer *b, uint64_t offset, uint64_t size, struct buffer *view);
 
 #endif

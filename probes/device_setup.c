@@ -7,7 +7,7 @@
 
 int device_setup_open(struct device_setup *s, const struct device_setup_opts *o)
 {
-	bool other_bar = o->buffer.kind == BUF_BAR && strcmp(o->buffer.bar_bdf, o->bdf);
+	bool other_bar = !o->borrow && o->buffer.kind == BUF_BAR && strcmp(o->buffer.bar_bdf, o->bdf);
 	int bar_fd = -1;
 
 	if (device_bind_vfio(&s->dev, o->bdf, o->force) ||
@@ -15,6 +15,10 @@ int device_setup_open(struct device_setup *s, const struct device_setup_opts *o)
 	    mapper_open(&s->mapper, o->mapper) || mapper_add_device(&s->mapper, o->bdf) ||
 	    (other_bar && mapper_add_device(&s->mapper, o->buffer.bar_bdf)) || *o->stop)
 		return -1;
+	if (o->borrow) {
+		s->buffer = *o->borrow;
+		return 0;
+	}
 	if (o->buffer.kind == BUF_BAR) {
 		bar_fd = mapper_device_fd(&s->mapper, o->buffer.bar_bdf);
 		if (bar_fd < 0)

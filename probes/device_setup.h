@@ -26,6 +26,8 @@ struct device_setup_opts {
 	enum mapper_kind mapper;
 	struct buffer_spec buffer;
 	uint64_t size, offset;		/* of the buffer; offset: into the BAR */
+	const struct buffer *borrow;	/* a view of another setup's buffer to use instead of
+					 * making one (its BAR's device is then not bound here) */
 	bool force;			/* take a device whose block devices are in use */
 	volatile sig_atomic_t *stop;	/* set by a signal handler: stop before the next step */
 };

@@ -4,19 +4,8 @@
 # 0000:00:00.0, which has no driver, is ever named here.
 set -u
 bin=$(realpath "${IOMMUTRACE:-build/iommutrace}")
-dev=0000:00:00.0
-if [ "$(id -u)" != 0 ]; then
-	echo "SKIP: map tests need root"
-	exit 77
-fi
-if [ ! -e /sys/bus/pci/devices/$dev ] || [ -e /sys/bus/pci/devices/$dev/driver ]; then
-	echo "SKIP: $dev is absent or has a driver; not touching it"
-	exit 77
-fi
 . "$(dirname "$0")/check.sh"
-err=$(mktemp)
-trap 'rm -f "$err"' EXIT
-override_before=$(cat /sys/bus/pci/devices/$dev/driver_override)
+use_idle_device map
 
 "$bin" map --help >/dev/null
 check "--help exit" 0 $?

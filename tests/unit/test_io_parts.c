@@ -1,6 +1,7 @@
 /* The engine-independent parts of `io`: the latency histogram's buckets and percentiles, the
  * command cursor (LBAs inside the namespace, per-slot buffer shares that never overlap and cover
- * the window), and the testbed pattern check. */
+ * the window), the testbed pattern check and fill, workload names, the CPU lists that place
+ * workers, and the DMA area the user-space driver needs for a queue depth. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,7 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "io/device_cpu.h"
+#include "io/engine.h"
 #include "io/lat_hist.h"
+#include "io/nvme_io.h"
 #include "io/pattern.h"
 #include "io/workload.h"
 
@@ -132,6 +136,69 @@ static void pattern_matches_and_points_at_mismatch(void **state)
 	assert_int_equal(pattern_mismatch(buf, 1000, sizeof(buf)), PATTERN_SECTOR + 300);
 }
 
+/* What the write workloads write is what --verify accepts, sector numbers and all. */
+static void pattern_fill_is_what_verify_accepts(void **state)
+{
+	uint8_t buf[4 * PATTERN_SECTOR];
+
+	memset(buf, 0xaa, sizeof(buf));
+	pattern_fill(buf, 77, sizeof(buf));
+	assert_int_equal(pattern_mismatch(buf, 77, sizeof(buf)), -1);
+	assert_int_equal(pattern_mismatch(buf + PATTERN_SECTOR, 78, 3 * PATTERN_SECTOR), -1);
+	assert_int_equal(pattern_mismatch(buf, 76, sizeof(buf)), 0);
+	assert_memory_equal(buf + 8, "IOMMUTRC", 8);
+	assert_int_equal(buf[3 * PATTERN_SECTOR], 80);
+}
+
+static void workload_names(void **state)
+{
+	static const char *const names[] = { "randread", "seqread", "randwrite", "seqwrite" };
+	enum io_workload w;
+
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(io_workload_parse(names[i], &w), 0);
+		assert_string_equal(io_workload_name(w), names[i]);
+		assert_int_equal(io_workload_writes(w), i >= 2);
+		assert_int_equal(io_workload_random(w), i % 2 == 0);
+	}
+	assert_int_equal(io_workload_parse("write", &w), -1);
+	assert_int_equal(io_workload_parse("", &w), -1);
+}
+
+static void cpulists(void **state)
+{
+	cpu_set_t set;
+
+	assert_int_equal(cpulist_parse("0-3,8,10-11\n", &set), 0);
+	assert_int_equal(CPU_COUNT(&set), 7);
+	assert_true(CPU_ISSET(8, &set) && CPU_ISSET(11, &set) && !CPU_ISSET(9, &set));
+	assert_int_equal(cpuset_nth(&set, 0), 0);
+	assert_int_equal(cpuset_nth(&set, 4), 8);
+	assert_int_equal(cpuset_nth(&set, 6), 11);
+	assert_int_equal(cpuset_nth(&set, 7), 0);	/* wraps */
+	assert_int_equal(cpulist_parse("", &set), 0);	/* a node without CPUs */
+	assert_int_equal(cpuset_nth(&set, 0), -1);
+	assert_int_equal(cpulist_parse("3-1", &set), -1);
+	assert_int_equal(cpulist_parse("1,,2", &set), -1);
+	assert_int_equal(cpulist_parse("x", &set), -1);
+	assert_int_equal(cpulist_parse("99999", &set), -1);
+}
+
+/* Queues of qd + 1 entries, three pages of admin structures, PRP lists only past one page per
+ * command (64 bytes for 128 KiB, a page for 2 MiB), all rounded up to 2 MiB. */
+static void driver_dma_area_sizes(void **state)
+{
+	const uint64_t mib2 = 2ull << 20;
+
+	assert_int_equal(nvme_io_dma_bytes(32, 4096), mib2);
+	assert_int_equal(nvme_io_dma_bytes(255, 2 << 20), mib2);	/* 3 + 4 + 1 + 255 pages */
+	assert_int_equal(nvme_io_dma_bytes(511, 2 << 20), 2 * mib2);	/* 3 + 8 + 2 + 511 */
+	/* 2047: SQ 32 pages, CQ 8, lists 2047 x 256 bytes = 128 pages; 3 + 32 + 8 + 128 */
+	assert_int_equal(nvme_io_dma_bytes(2047, 128 << 10), mib2);
+	/* NVME_IO_MAX_QD: SQ 4 MiB and CQ 1 MiB, no lists for 4 KiB reads */
+	assert_int_equal(nvme_io_dma_bytes(NVME_IO_MAX_QD, 4096), 3 * mib2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -141,6 +208,10 @@ int main(void)
 		cmocka_unit_test(cursor_sequential_wraps),
 		cmocka_unit_test(cursor_refuses_what_does_not_fit),
 		cmocka_unit_test(pattern_matches_and_points_at_mismatch),
+		cmocka_unit_test(pattern_fill_is_what_verify_accepts),
+		cmocka_unit_test(workload_names),
+		cmocka_unit_test(cpulists),
+		cmocka_unit_test(driver_dma_area_sizes),
 	};
 
 	return cmocka_run_group_tests_name("io parts", tests, NULL, NULL);

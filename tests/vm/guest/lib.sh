@@ -84,3 +84,16 @@ driver_pages_source() {
 		echo observed
 	fi
 }
+
+# nvme_disk BDF [NSID]: the block device (/dev/nvmeXnY) of namespace NSID (default 1) of the NVMe
+# controller at BDF, found through sysfs: the nvme driver probes controllers asynchronously, so
+# nvme0 need not be the first slot. With native multipath the controller holds the hidden path
+# nvmeScCnH, whose disk is the subsystem's nvmeSnH. Prints nothing when there is none.
+nvme_disk() {
+	local ns=${2:-1} d
+	for d in /sys/bus/pci/devices/"$1"/nvme/nvme*/nvme*n*; do
+		[ -f "$d/nsid" ] && [ "$(cat "$d/nsid")" = "$ns" ] || continue
+		basename "$d" | sed 's/^nvme\([0-9]*\)c[0-9]*n\([0-9]*\)$/nvme\1n\2/; s#^#/dev/#'
+		return 0
+	done
+}

@@ -3,16 +3,23 @@
 # The QEMU machine (design.md, "Testbed facts") and its supervision: a boot deadline, a total
 # deadline, and COMMAND's output streamed to our stdout while the guest runs.
 #
-# Guest PCI layout (pinned so that tests can name devices):
-#   0000:00:04.0  NVMe (1b36:0010), the disk under test, serial iommutrace0
+# Guest PCI layout (pinned so that tests can name devices; the nvme driver names controllers and
+# namespaces as it probes them, asynchronously, so the guest finds a namespace's /dev/nvmeXnY by BDF
+# and NSID through sysfs):
+#   0000:00:04.0  NVMe (1b36:0010), the controller under test, serial iommutrace0:
+#                   namespace 1 = the pattern disk (snapshot=on: writes are thrown away),
+#                   namespace 2 = the scratch disk, blank and writable, per run (--scratch-size)
 #   0000:00:05.0  ivshmem-plain (1af4:1110), BAR2 = the --bar-size memory: the stand-in for GPU BAR1
 #   0000:00:06.0  virtio-blk, the results disk; virtio without ACCESS_PLATFORM bypasses the IOMMU in
 #                 QEMU and the guest does not use the DMA API for it, so it adds no mappings
+#   0000:00:07.0  NVMe (1b36:0010), a second controller, serial iommutrace1: namespace 1 = the
+#                 pattern disk again (its own snapshot=on drive over the same image)
 # Serial ports: ttyS0 = kernel console and /init's messages, ttyS1 = COMMAND's stdout and stderr.
 
-# qemu_args LOGDIR INITRD DISK RESULTS: fill QEMU_ARGS and KERNEL_APPEND from the VM_* settings and the run's files.
+# qemu_args LOGDIR INITRD DISK SCRATCH RESULTS: fill QEMU_ARGS and KERNEL_APPEND from the VM_*
+# settings and the run's files.
 qemu_args() {
-	local logdir=$1 initrd=$2 disk=$3 results=$4
+	local logdir=$1 initrd=$2 disk=$3 scratch=$4 results=$5
 	QEMU_ARGS=(-accel tcg,thread=multi -cpu max -m "$VM_MEMORY" -smp 2
 		-nodefaults -display none -no-reboot)
 	KERNEL_APPEND="console=ttyS0 panic=-1"
@@ -33,11 +40,17 @@ qemu_args() {
 	[ -z "$VM_APPEND" ] || KERNEL_APPEND+=" $VM_APPEND"
 	QEMU_ARGS+=(
 		-drive "file=$disk,if=none,id=d0,format=raw,snapshot=on"
-		-device nvme,drive=d0,serial=iommutrace0,bus=pcie.0,addr=0x4
+		-drive "file=$scratch,if=none,id=s0,format=raw"
+		-device nvme,id=nvme0,serial=iommutrace0,bus=pcie.0,addr=0x4
+		-device nvme-ns,drive=d0,bus=nvme0,nsid=1
+		-device nvme-ns,drive=s0,bus=nvme0,nsid=2
 		-object "memory-backend-file,id=bar,size=$VM_BAR_SIZE,mem-path=$VM_SHM_FILE,share=on"
 		-device ivshmem-plain,memdev=bar,bus=pcie.0,addr=0x5
 		-drive "file=$results,if=none,id=r0,format=raw"
 		-device virtio-blk-pci,drive=r0,bus=pcie.0,addr=0x6
+		-drive "file=$disk,if=none,id=d1,format=raw,snapshot=on"
+		-device nvme,id=nvme1,serial=iommutrace1,bus=pcie.0,addr=0x7
+		-device nvme-ns,drive=d1,bus=nvme1,nsid=1
 		-serial "file:$logdir/console.log" -serial "file:$logdir/output.log"
 		-kernel "$KERNEL_VMLINUZ" -initrd "$initrd" -append "$KERNEL_APPEND")
 }

@@ -21,9 +21,11 @@ static void usage(FILE *f)
 "usage: iommutrace devices [--root DIR] [--json]\n"
 "\n"
 "Shows the IOMMU units with their decoded capabilities (page sizes, address width, caching\n"
-"mode, scalable mode, pass-through), the IOMMU options of the kernel command line, and the PCI\n"
-"devices with their driver, IOMMU group and its domain type, NUMA node and memory BARs.\n"
-"Reads /sys and /proc only: records nothing and needs no privilege.\n"
+"mode, scalable mode, pass-through), the IOMMU options of the kernel command line, the PCI\n"
+"devices with their driver, IOMMU group and its domain type, NUMA node and memory BARs, and each\n"
+"NVIDIA GPU's BAR1 with how much of it is in use, which NVIDIA's NVML (libnvidia-ml.so.1,\n"
+"loaded when present; not with --root) tells. Reads /sys and /proc only: records nothing and\n"
+"needs no privilege.\n"
 "\n"
 "      --root DIR   read DIR/sys and DIR/proc instead of /sys and /proc\n"
 "      --json       print one JSON document (keys as in the database's columns)\n"
@@ -244,6 +246,30 @@ static void print_devices(const struct inventory *inv, const char *root)
 		print_device(inv, &inv->devices[i]);
 }
 
+/* Each NVIDIA GPU's BAR1: where GPU memory appears for peers, and how much of it is in use. */
+static void print_gpus(const struct inventory *inv)
+{
+	char a[HUMAN_SIZE_LEN], b[HUMAN_SIZE_LEN], c[HUMAN_SIZE_LEN];
+
+	if (!inv->n_gpus)
+		return;
+	printf("\nNVIDIA GPUs, BAR1 (GPU memory as peers see it):\n");
+	for (size_t i = 0; i < inv->n_gpus; i++) {
+		const struct gpu_bar1 *g = &inv->gpus[i];
+
+		printf("  %s  ", g->bdf);
+		if (g->assigned)
+			printf("0x%016llx  %s", (unsigned long long)g->start, human_size(g->size, a));
+		else
+			printf("BAR1 unassigned");
+		if (g->have_nvml)
+			printf("; in use %s of %s, %s free (NVML)\n", human_size(g->nvml_used, a),
+			       human_size(g->nvml_total, b), human_size(g->nvml_free, c));
+		else
+			printf("; use unknown: NVML: %s\n", g->nvml_status);
+	}
+}
+
 static void print_text(const struct inventory *inv, const char *root)
 {
 	print_units(inv, root);
@@ -251,6 +277,7 @@ static void print_text(const struct inventory *inv, const char *root)
 	print_boot_options(inv);
 	putchar('\n');
 	print_devices(inv, root);
+	print_gpus(inv);
 }
 
 static void json_tristate(struct json_writer *w, const char *key, int value)
@@ -392,6 +419,37 @@ static void json_groups(struct json_writer *w, const struct inventory *inv)
 	json_end_array(w);
 }
 
+static void json_gpus(struct json_writer *w, const struct inventory *inv)
+{
+	json_begin_array(w, "gpu_bar1");
+	for (size_t i = 0; i < inv->n_gpus; i++) {
+		const struct gpu_bar1 *g = &inv->gpus[i];
+
+		json_begin_object(w, NULL);
+		json_string(w, "bdf", g->bdf);
+		json_id(w, "device_id", g->device_id, 4);
+		if (g->assigned) {
+			json_hex(w, "start_addr", g->start);
+			json_int(w, "size_bytes", (int64_t)g->size);
+		} else {
+			json_null(w, "start_addr");
+			json_null(w, "size_bytes");
+		}
+		if (g->have_nvml) {
+			json_int(w, "nvml_total_bytes", (int64_t)g->nvml_total);
+			json_int(w, "nvml_used_bytes", (int64_t)g->nvml_used);
+			json_int(w, "nvml_free_bytes", (int64_t)g->nvml_free);
+		} else {
+			json_null(w, "nvml_total_bytes");
+			json_null(w, "nvml_used_bytes");
+			json_null(w, "nvml_free_bytes");
+		}
+		json_string(w, "nvml_status", g->nvml_status);
+		json_end_object(w);
+	}
+	json_end_array(w);
+}
+
 static int print_json(const struct inventory *inv, const char *root)
 {
 	struct json_writer w;
@@ -403,6 +461,7 @@ static int print_json(const struct inventory *inv, const char *root)
 	json_boot_options(&w, inv);
 	json_devices(&w, inv);
 	json_groups(&w, inv);
+	json_gpus(&w, inv);
 	json_end_object(&w);
 	return json_finish(&w);
 }

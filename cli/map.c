@@ -21,6 +21,7 @@
 #include "probes/device_setup.h"
 #include "probes/map_report.h"
 #include "probes/mapper.h"
+#include "probes/probe_module.h"
 #include "commands.h"
 #include "options.h"
 #include "self_record.h"
@@ -28,6 +29,7 @@
 
 struct map_opts {
 	char device[13];
+	bool import;			/* --import-as: device is the importer, the kernel maps */
 	const char *buffer_arg, *size_arg, *offset_arg, *iova_arg, *repeat_arg, *mapper_arg;
 	struct buffer_spec buffer;
 	enum mapper_kind mapper;
@@ -42,6 +44,8 @@ static void usage(FILE *f)
 "usage: iommutrace map --device BDF --buffer KIND --size SIZE [--offset SIZE] [--iova ADDR]\n"
 "                      [--mapper type1|iommufd] [--hold] [--repeat N] [-o FILE.db [--replace]]\n"
 "                      [--force]\n"
+"       iommutrace map --import-as BDF --buffer bar:BDF/INDEX --size SIZE [--offset SIZE]\n"
+"                      [--hold] [-o FILE.db [--replace]]\n"
 "\n"
 "Maps a buffer into the IOMMU domain of a device as user-space drivers do: binds the device to\n"
 "vfio-pci, gives it a domain of its own (a VFIO type1 container, or an iommufd IOAS), maps the\n"
@@ -50,7 +54,14 @@ static void usage(FILE *f)
 "offset, and for host memory how much of it is THP or hugetlb and in how many physically\n"
 "contiguous runs (read from /proc/self/pagemap and /proc/kpageflags while mapped).\n"
 "\n"
+"With --import-as the kernel maps instead, as a kernel driver would, into the DMA domain of the\n"
+"device BDF, which stays on its own driver: a BAR window of another device goes through\n"
+"dma_map_resource (what a GPU driver's dma-buf exporter does for a peer importer, and BaM's\n"
+"path), by iommutrace's probe module (probes/kmod, /dev/iommutrace-probe), which must be loaded.\n"
+"The DMA API chooses the IOVA. One mapping per run.\n"
+"\n"
 "  -d, --device BDF      the device whose domain receives the mapping\n"
+"  -I, --import-as BDF   map through the kernel's DMA API on behalf of BDF (see above)\n"
 "  -b, --buffer KIND     anon (huge pages refused), thp, hugetlb2m, hugetlb1g, memfd, or\n"
 "                        bar:BDF/INDEX (a window of that device's BAR through its vfio mmap;\n"
 "                        the device is bound to vfio-pci too)\n"
@@ -76,10 +87,32 @@ static void usage(FILE *f)
 "3 BPF load/attach failed (-o), 4 missing privilege (-o)\n");
 }
 
+/* What --import-as takes: a BAR window, the DMA API's own IOVA, one mapping. */
+static int check_import(const struct map_opts *o)
+{
+	if (o->buffer.kind != BUF_BAR) {
+		log_error("--import-as maps bar: windows (dma_map_resource); importing dma-bufs "
+			  "(gpu, udmabuf, vgem) is not built yet");
+		return -1;
+	}
+	if (o->iova_arg || o->mapper_arg || o->repeat_arg) {
+		log_error("--import-as: the kernel's DMA API chooses the IOVA and maps once; --iova, "
+			  "--mapper and --repeat are for --device");
+		return -1;
+	}
+	if (!strcmp(o->buffer.bar_bdf, o->device)) {
+		log_error("--import-as %s with its own BAR: a device's DMA to itself does not go "
+			  "through the IOMMU; name another device's BAR", o->device);
+		return -1;
+	}
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct map_opts *o)
 {
 	static const struct option long_opts[] = {
 		{ "device", required_argument, NULL, 'd' },
+		{ "import-as", required_argument, NULL, 'I' },
 		{ "buffer", required_argument, NULL, 'b' },
 		{ "size", required_argument, NULL, 's' },
 		{ "offset", required_argument, NULL, 'O' },
@@ -94,13 +127,14 @@ static int parse_args(int argc, char **argv, struct map_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
-	const char *device = NULL;
+	const char *device = NULL, *importer = NULL;
 	int opt;
 
 	o->repeat = 1;
-	while ((opt = cli_getopt(argc, argv, "d:b:s:m:o:fvh", long_opts, "map")) != -1) {
+	while ((opt = cli_getopt(argc, argv, "d:I:b:s:m:o:fvh", long_opts, "map")) != -1) {
 		switch (opt) {
 		case 'd': device = optarg; break;
+		case 'I': importer = optarg; break;
 		case 'b': o->buffer_arg = optarg; break;
 		case 's': o->size_arg = optarg; break;
 		case 'O': o->offset_arg = optarg; break;
@@ -120,8 +154,17 @@ static int parse_args(int argc, char **argv, struct map_opts *o)
 		log_error("unexpected argument '%s'; see 'iommutrace map --help'", argv[optind]);
 		return -1;
 	}
+	if (device && importer) {
+		log_error("--device and --import-as name the same thing, the device whose domain "
+			  "receives the mapping: give one");
+		return -1;
+	}
+	o->import = importer != NULL;
+	if (importer)
+		device = importer;
 	if (!device || !o->buffer_arg || !o->size_arg) {
-		log_error("map needs --device, --buffer and --size; see 'iommutrace map --help'");
+		log_error("map needs --device (or --import-as), --buffer and --size; see 'iommutrace "
+			  "map --help'");
 		return -1;
 	}
 	if (o->replace && !o->db_path) {
@@ -141,7 +184,7 @@ static int parse_args(int argc, char **argv, struct map_opts *o)
 		log_error("bad mapper '%s': give type1 or iommufd", o->mapper_arg);
 		return -1;
 	}
-	return 0;
+	return o->import ? check_import(o) : 0;
 }
 
 /* Sizes, offset, IOVA and repeat count, checked before anything is bound. */
@@ -205,7 +248,8 @@ static void report_init(struct run_report *rep, const struct map_opts *o, int re
 
 	memset(rep, 0, sizeof(*rep));
 	rep->fd = report_fd;
-	snprintf(r->mapper, sizeof(r->mapper), "%s", mapper_name(o->mapper));
+	snprintf(r->mapper, sizeof(r->mapper), "%s",
+		 o->import ? "dma_map_resource" : mapper_name(o->mapper));
 	snprintf(r->device, sizeof(r->device), "%s", o->device);
 	snprintf(r->buffer, sizeof(r->buffer), "%s", o->buffer_arg);
 	snprintf(r->buffer_kind, sizeof(r->buffer_kind), "%s", buffer_kind_name(o->buffer.kind));
@@ -329,6 +373,56 @@ cleanup:
 	return ret;
 }
 
+/* --import-as: the probe module maps the BAR window for the device with dma_map_resource; the
+ * IOVA is the DMA API's. The report's one physical run is the window itself. */
+static int run_import(struct map_opts *o, int report_fd)
+{
+	struct probe_module pm = PROBE_MODULE_INIT;
+	struct run_report rep;
+	uint64_t phys = 0, dma = 0;
+	uint32_t handle = 0;
+	bool mapped = false;
+	char s[HUMAN_SIZE_LEN];
+	int ret = IT_EXIT_FAILURE;
+
+	stop_on_signals();
+	report_init(&rep, o, report_fd);
+	rep.r.iova = 0;
+	if (report_write(&rep) || probe_module_open(&pm) ||
+	    probe_module_map_resource(&pm, o->device, o->buffer.bar_bdf, o->buffer.bar_index,
+				      o->offset, o->size, &phys, &dma, &handle))
+		goto cleanup;
+	mapped = true;
+	rep.r.maps_done = 1;
+	rep.r.iova = dma;
+	rep.r.bar_start = phys - o->offset;
+	rep.r.runs = calloc(1, sizeof(*rep.r.runs));
+	if (!rep.r.runs) {
+		log_error("out of memory");
+		goto cleanup;
+	}
+	rep.r.runs[0] = (struct backing_run){ .paddr = phys, .size = o->size };
+	rep.r.nruns = 1;
+	printf("mapped iova=%#llx size=%#llx (%s) for device=%s by dma_map_resource buffer=%s "
+	       "bar_start=%#llx bar_offset=%#llx paddr=%#llx\n", (unsigned long long)dma,
+	       (unsigned long long)o->size, human_size(o->size, s), o->device, o->buffer_arg,
+	       (unsigned long long)rep.r.bar_start, (unsigned long long)o->offset,
+	       (unsigned long long)phys);
+	fflush(stdout);
+	if (o->hold)
+		wait_for_stop_signal();
+	if (!stop_signal || o->hold)
+		ret = IT_EXIT_OK;
+cleanup:
+	if (mapped && probe_module_release(&pm, handle))
+		ret = IT_EXIT_FAILURE;
+	probe_module_close(&pm);
+	if (report_write(&rep))
+		ret = IT_EXIT_FAILURE;
+	map_report_free(&rep.r);
+	return ret;
+}
+
 int cmd_map(int argc, char **argv)
 {
 	struct map_opts o = { 0 };
@@ -339,10 +433,10 @@ int cmd_map(int argc, char **argv)
 	if (check_numbers(&o))
 		return IT_EXIT_USAGE;
 	/* before any device leaves its driver */
-	if (mapper_available(o.mapper))
+	if (!o.import && mapper_available(o.mapper))
 		return IT_EXIT_FAILURE;
 	if (o.db_path && report_fd < 0)
 		return self_record_run(argc, argv, &(struct self_record){
 			.db_path = o.db_path, .replace = o.replace, .store = store_report });
-	return run_map(&o, report_fd);
+	return o.import ? run_import(&o, report_fd) : run_map(&o, report_fd);
 }

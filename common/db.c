@@ -204,7 +204,7 @@ sqlite3 *itdb_open(const char *path, enum itdb_open_mode mode, char *err, size_t
 		snprintf(err, errlen, "%s: cannot set WAL journal mode: %s", path, sqlite3_errmsg(db));
 		goto fail;
 	}
-	/* versions 2 and 3 added tables and views only: migrating is creating what is missing;
+	/* versions 2, 3 and 5 added tables and views only: migrating is creating what is missing;
 	 * version 4 also added columns to version 3's io tables */
 	if ((!exists || version < IT_SCHEMA_VERSION) && create_schema(db, exists ? version : 0)) {
 		snprintf(err, errlen, "%s: cannot %s schema: %s", path,

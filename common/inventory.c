@@ -11,7 +11,9 @@ int inventory_read(const char *root, struct inventory *inv)
 	if (boot_options_read(root, &inv->boot_options, &inv->n_boot_options) ||
 	    iommu_units_read(root, &inv->iommus, &inv->n_iommus) ||
 	    pci_devices_read(root, &inv->devices, &inv->n_devices) ||
-	    iommu_groups_read(root, &inv->groups, &inv->n_groups)) {
+	    iommu_groups_read(root, &inv->groups, &inv->n_groups) ||
+	    gpu_bar1_read(inv->devices, inv->n_devices, !strcmp(root, "/"), &inv->gpus,
+			  &inv->n_gpus)) {
 		inventory_free(inv);
 		return -1;
 	}
@@ -24,5 +26,6 @@ void inventory_free(struct inventory *inv)
 	free(inv->iommus);
 	free(inv->devices);
 	free(inv->groups);
+	free(inv->gpus);
 	memset(inv, 0, sizeof(*inv));
 }

@@ -1,6 +1,7 @@
 /* The machine inventory stored with each session and shown by `iommutrace devices`: the IOMMU
  * options the kernel was booted with, the IOMMU units and their capabilities, the PCI devices
- * with their BARs, and the IOMMU groups with their default domain types.
+ * with their BARs, the IOMMU groups with their default domain types, and each NVIDIA GPU's BAR1
+ * (with its use from NVML, asked on the live system only).
  *
  * Everything is read under a root directory ("/" on the live system; tests build fixture trees)
  * and needs no privilege. A missing part (no IOMMU, no PCI) is an empty list, not an error; a
@@ -12,6 +13,7 @@
 #include <stdint.h>
 #include <sqlite3.h>
 #include "boot_options.h"
+#include "gpu_bar1.h"
 #include "iommu_groups.h"
 #include "iommu_units.h"
 #include "pci_inventory.h"
@@ -25,6 +27,8 @@ struct inventory {
 	size_t n_devices;
 	struct iommu_group *groups;
 	size_t n_groups;
+	struct gpu_bar1 *gpus;
+	size_t n_gpus;
 };
 
 /* Fills *inv from root (NULL means "/"). Returns 0, or -1 when out of memory (logged), with
@@ -32,7 +36,8 @@ struct inventory {
 int inventory_read(const char *root, struct inventory *inv);
 void inventory_free(struct inventory *inv);
 
-/* Inserts inv as rows of session_id into boot_options, iommus, devices, bars and iommu_groups,
+/* Inserts inv as rows of session_id into boot_options, iommus, devices, bars, iommu_groups and
+ * gpu_bar1,
  * with prepared statements. Runs inside the caller's transaction: it neither begins nor commits
  * one, so a failure leaves the caller to roll back. Registers and the page-size bitmap are
  * stored as SQLite's signed 64-bit INTEGER: a value with bit 63 set reads back negative (cast

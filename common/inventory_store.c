@@ -167,10 +167,42 @@ cleanup:
 	return ret;
 }
 
+static int store_gpus(sqlite3 *db, int64_t session_id, const struct inventory *inv)
+{
+	sqlite3_stmt *st = itdb_prepare(db, "INSERT INTO gpu_bar1(session_id, bdf, device_id,"
+					    " start_addr, size_bytes, nvml_total_bytes,"
+					    " nvml_used_bytes, nvml_free_bytes, nvml_status)"
+					    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+	int ret = -1;
+
+	if (!st)
+		return -1;
+	for (size_t i = 0; i < inv->n_gpus; i++) {
+		const struct gpu_bar1 *g = &inv->gpus[i];
+		int binds = sqlite3_bind_int64(st, 1, session_id) |
+			    itdb_bind_text(st, 2, g->bdf) |
+			    bind_known(st, 3, g->device_id >= 0, g->device_id) |
+			    bind_known(st, 4, g->assigned, (int64_t)g->start) |
+			    bind_known(st, 5, g->assigned, (int64_t)g->size) |
+			    bind_known(st, 6, g->have_nvml, (int64_t)g->nvml_total) |
+			    bind_known(st, 7, g->have_nvml, (int64_t)g->nvml_used) |
+			    bind_known(st, 8, g->have_nvml, (int64_t)g->nvml_free) |
+			    itdb_bind_text(st, 9, g->nvml_status);
+
+		if (finish_row(st, binds, "store GPU BAR1"))
+			goto cleanup;
+	}
+	ret = 0;
+cleanup:
+	sqlite3_finalize(st);
+	return ret;
+}
+
 int inventory_store(sqlite3 *db, int64_t session_id, const struct inventory *inv)
 {
 	if (store_boot_options(db, session_id, inv) || store_iommus(db, session_id, inv) ||
-	    store_devices(db, session_id, inv) || store_groups(db, session_id, inv))
+	    store_devices(db, session_id, inv) || store_groups(db, session_id, inv) ||
+	    store_gpus(db, session_id, inv))
 		return -1;
 	return 0;
 }

@@ -85,6 +85,16 @@ const char it_schema_sql[] =
 "  prefetchable INTEGER NOT NULL,"
 "  PRIMARY KEY (session_id, bdf, bar_index));"
 
+/* Each NVIDIA GPU's BAR1 (schema 5): place and size from sysfs, use from NVML when it answered. */
+"CREATE TABLE IF NOT EXISTS gpu_bar1 ("
+"  session_id INTEGER NOT NULL REFERENCES sessions,"
+"  bdf TEXT NOT NULL,"
+"  device_id INTEGER,"			/* PCI device ID (vendor 0x10de) */
+"  start_addr INTEGER, size_bytes INTEGER,"	/* NULL: BAR1 has no address */
+"  nvml_total_bytes INTEGER, nvml_used_bytes INTEGER, nvml_free_bytes INTEGER,"
+"  nvml_status TEXT NOT NULL,"		/* ok, or why NVML gave nothing */
+"  PRIMARY KEY (session_id, bdf));"
+
 "CREATE TABLE IF NOT EXISTS iommu_groups ("
 "  session_id INTEGER NOT NULL REFERENCES sessions,"
 "  group_id INTEGER NOT NULL,"

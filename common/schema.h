@@ -3,7 +3,7 @@
 #ifndef IOMMUTRACE_SCHEMA_H
 #define IOMMUTRACE_SCHEMA_H
 
-#define IT_SCHEMA_VERSION 4
+#define IT_SCHEMA_VERSION 5
 #define IT_APPLICATION_ID 0x494f4d54 /* "IOMT" in PRAGMA application_id */
 
 /* DDL creating every table and view of IT_SCHEMA_VERSION (idempotent: IF NOT EXISTS). */

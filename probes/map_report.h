@@ -13,7 +13,7 @@
 #include "backing.h"
 
 struct map_report {
-	char mapper[16];
+	char mapper[24];		/* type1, iommufd, or dma_map_resource (--import-as) */
 	char device[16];
 	char buffer[48];		/* as given: anon, thp, ..., bar:BDF/INDEX */
 	char buffer_kind[16];

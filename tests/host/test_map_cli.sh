@@ -23,6 +23,20 @@ if [ ! -e /dev/iommu ]; then
 	check "iommufd without /dev/iommu: exit" 1 $?
 	check "iommufd without /dev/iommu: one line naming it" 1 "$(grep -c '/dev/iommu does not exist' "$err")"
 fi
+for args in "--device $dev --import-as $dev --buffer bar:0000:00:01.0/0 --size 4K" \
+	    "--import-as $dev --buffer anon --size 4K" \
+	    "--import-as $dev --buffer bar:0000:00:01.0/0 --size 4K --repeat 2" \
+	    "--import-as $dev --buffer bar:$dev/0 --size 4K"; do
+	"$bin" map $args 2>"$err"
+	check "map $args: exit" 2 $?
+	check "map $args: one line" 1 "$(wc -l <"$err")"
+done
+if [ ! -e /dev/iommutrace-probe ]; then
+	"$bin" map --import-as $dev --buffer bar:0000:00:01.0/0 --size 4K 2>"$err"
+	check "import-as without the probe module: exit" 1 $?
+	check "import-as without the probe module: one line saying how to load it" 1 \
+		"$(grep -c 'the iommutrace probe module is not loaded (build it with' "$err")"
+fi
 "$bin" map --device 0000:00:1f.7 --buffer anon --size 4K 2>"$err"
 check "missing device: exit" 1 $?
 check "missing device: one line" 1 "$(grep -c 'no PCI device 0000:00:1f.7' "$err")"

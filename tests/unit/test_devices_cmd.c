@@ -216,7 +216,8 @@ static void json_of_the_testbed(void **state)
 "      \"group_id\": 10,\n"
 "      \"domain_type\": null\n"
 "    }\n"
-"  ]\n"
+"  ],\n"
+"  \"gpu_bar1\": []\n"
 "}\n", (const char *)*state);
 	assert_true(n > 0 && (size_t)n < sizeof(want));
 	assert_string_equal(output, want);
@@ -294,9 +295,71 @@ static void empty_json_document(void **state)
 "  \"iommus\": [],\n"
 "  \"boot_options\": [],\n"
 "  \"devices\": [],\n"
-"  \"iommu_groups\": []\n"
+"  \"iommu_groups\": [],\n"
+"  \"gpu_bar1\": []\n"
 "}\n", (const char *)*state);
 	assert_string_equal(output, want);
+}
+
+/* An NVIDIA GPU (3D controller) with its 64-bit BAR1, one whose BAR1 has no address, and the
+ * GPU's audio function (not a display controller): the GPUs' BAR1 in their own section; NVML is
+ * not asked for a --root tree, and the section says so. */
+static void nvidia_gpus_bar1(void **state)
+{
+	const char *text[] = { "devices", "--root", *state };
+	const char *json[] = { "devices", "--root", *state, "--json" };
+	const char *gpus;
+
+	fixture_pci_device(*state, "0000:65:00.0", "0x10de\n", "0x2330\n", "0x030200\n", "0\n",
+			   "0x00000000fa000000 0x00000000faffffff 0x0000000000040200\n"
+			   "0x0000238000000000 0x00002397ffffffff 0x000000000014220c\n"
+			   RES_EMPTY
+			   "0x0000239800000000 0x0000239801ffffff 0x000000000014220c\n"
+			   RES_EMPTY RES_EMPTY RES_EMPTY RES_EMPTY RES_EMPTY RES_EMPTY RES_EMPTY
+			   RES_EMPTY RES_EMPTY);
+	fixture_pci_device(*state, "0000:65:00.1", "0x10de\n", "0x22ba\n", "0x040300\n", "0\n",
+			   "0x00000000fb000000 0x00000000fb003fff 0x0000000000040200\n"
+			   RES_EMPTY RES_EMPTY RES_EMPTY RES_EMPTY RES_EMPTY RES_EMPTY RES_EMPTY
+			   RES_EMPTY RES_EMPTY RES_EMPTY RES_EMPTY RES_EMPTY);
+	fixture_pci_device(*state, "0000:b3:00.0", "0x10de\n", "0x20b5\n", "0x030000\n", "1\n",
+			   RES_EMPTY RES_EMPTY RES_EMPTY RES_EMPTY RES_EMPTY RES_EMPTY RES_EMPTY
+			   RES_EMPTY RES_EMPTY RES_EMPTY RES_EMPTY RES_EMPTY RES_EMPTY);
+	assert_int_equal(run_devices(3, text), IT_EXIT_OK);
+	gpus = strstr(output, "\nNVIDIA GPUs, BAR1 (GPU memory as peers see it):\n");
+	assert_non_null(gpus);
+	assert_string_equal(gpus,
+"\nNVIDIA GPUs, BAR1 (GPU memory as peers see it):\n"
+"  0000:65:00.0  0x0000238000000000  96 GiB; use unknown: NVML: not asked (a --root tree, not "
+"the live system)\n"
+"  0000:b3:00.0  BAR1 unassigned; use unknown: NVML: not asked (a --root tree, not the live "
+"system)\n");
+	assert_int_equal(run_devices(4, json), IT_EXIT_OK);
+	gpus = strstr(output, "\"gpu_bar1\": [");
+	assert_non_null(gpus);
+	assert_string_equal(gpus,
+"\"gpu_bar1\": [\n"
+"    {\n"
+"      \"bdf\": \"0000:65:00.0\",\n"
+"      \"device_id\": \"0x2330\",\n"
+"      \"start_addr\": \"0x238000000000\",\n"
+"      \"size_bytes\": 103079215104,\n"
+"      \"nvml_total_bytes\": null,\n"
+"      \"nvml_used_bytes\": null,\n"
+"      \"nvml_free_bytes\": null,\n"
+"      \"nvml_status\": \"not asked (a --root tree, not the live system)\"\n"
+"    },\n"
+"    {\n"
+"      \"bdf\": \"0000:b3:00.0\",\n"
+"      \"device_id\": \"0x20b5\",\n"
+"      \"start_addr\": null,\n"
+"      \"size_bytes\": null,\n"
+"      \"nvml_total_bytes\": null,\n"
+"      \"nvml_used_bytes\": null,\n"
+"      \"nvml_free_bytes\": null,\n"
+"      \"nvml_status\": \"not asked (a --root tree, not the live system)\"\n"
+"    }\n"
+"  ]\n"
+"}\n");
 }
 
 static void bad_usage_exits_2_and_prints_nothing(void **state)
@@ -341,6 +404,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(no_iommu_says_so_in_one_line, make_root,
 						remove_root),
 		cmocka_unit_test_setup_teardown(empty_json_document, make_root, remove_root),
+		cmocka_unit_test_setup_teardown(nvidia_gpus_bar1, make_root, remove_root),
 		cmocka_unit_test(bad_usage_exits_2_and_prints_nothing),
 		cmocka_unit_test(help_goes_to_stdout),
 	};

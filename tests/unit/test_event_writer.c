@@ -345,7 +345,7 @@ static void session_end_marks_complete(void **state)
 	assert_string_equal(sql_rows(f->db, "SELECT complete, end_reason, end_mono_ns, events_total,"
 				 " command_exit_status FROM sessions"), "1|duration|5000|3|NULL;");
 	assert_string_equal(sql_rows(f->db, "SELECT value FROM meta WHERE key = 'schema_version'"),
-			    "4;");
+			    "5;");
 }
 
 static void open_refuses_existing_foreign_and_newer_files(void **state)
@@ -415,7 +415,7 @@ static void open_migrates_version_1(void **state)
 	assert_string_equal(sql_rows(db, tables), "map_backing,map_expected_pages,"
 			    "map_pages_check_view,map_pages_view,map_runs;");
 	assert_string_equal(sql_rows(db, "SELECT value FROM meta WHERE key = 'schema_version'"),
-			    "4;");
+			    "5;");
 	itdb_close(db);
 	unlink(path);
 	rmdir(dir);

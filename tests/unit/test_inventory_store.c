@@ -146,6 +146,30 @@ static void stores_unknowns_and_high_registers(void **state)
 	assert_string_equal(rows(f, "SELECT count(*) FROM bars"), "0\n");
 }
 
+/* GPUs' BAR1: the place when assigned, NVML's numbers when it answered, its status always. */
+static void stores_gpu_bar1(void **state)
+{
+	struct store_fixture *f = *state;
+	struct gpu_bar1 gpus[2] = {
+		{ .bdf = "0000:65:00.0", .device_id = 0x2330, .assigned = true,
+		  .start = 0x238000000000ull, .size = 96ull << 30, .have_nvml = true,
+		  .nvml_total = 96ull << 30, .nvml_used = 1ull << 30, .nvml_free = 95ull << 30,
+		  .nvml_status = "ok" },
+		{ .bdf = "0000:b3:00.0", .device_id = -1,
+		  .nvml_status = "libnvidia-ml.so.1: cannot open shared object file" },
+	};
+	struct inventory inv = { .gpus = gpus, .n_gpus = 2 };
+
+	assert_int_equal(inventory_store(f->db, f->session_id, &inv), 0);
+	assert_string_equal(rows(f, "SELECT bdf, device_id, printf('%x', start_addr), size_bytes,"
+				    " nvml_total_bytes, nvml_used_bytes, nvml_free_bytes, nvml_status"
+				    " FROM gpu_bar1 ORDER BY bdf"),
+			    "0000:65:00.0|9008|238000000000|103079215104|103079215104|1073741824|"
+			    "102005473280|ok\n"
+			    "0000:b3:00.0|NULL|0|NULL|NULL|NULL|NULL|"
+			    "libnvidia-ml.so.1: cannot open shared object file\n");
+}
+
 /* It writes inside the caller's transaction: a rollback leaves nothing. */
 static void runs_inside_the_callers_transaction(void **state)
 {
@@ -183,6 +207,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(stores_the_testbed, setup, teardown),
 		cmocka_unit_test_setup_teardown(stores_unknowns_and_high_registers, setup, teardown),
+		cmocka_unit_test_setup_teardown(stores_gpu_bar1, setup, teardown),
 		cmocka_unit_test_setup_teardown(runs_inside_the_callers_transaction, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(database_errors_fail, setup, teardown),

@@ -243,6 +243,11 @@ static int parse_args(int argc, char **argv, struct io_opts *o, const char **siz
 			  io_workload_name(o->workload));
 		return -1;
 	}
+	if (buffer_is_dmabuf(o->buffer.kind)) {
+		log_error("io reads into host memory or a bar: window; a %s buffer is a dma-buf, which "
+			  "'iommutrace map --import-as' maps", buffer_kind_name(o->buffer.kind));
+		return -1;
+	}
 	if (o->ndevices > 1 && o->buffer.kind == BUF_BAR &&
 	    (o->engine != &io_engine_vfio || o->mapper != MAPPER_TYPE1)) {
 		log_error("several --device share a bar: window through --engine vfio --mapper type1 "
@@ -258,7 +263,7 @@ static int parse_args(int argc, char **argv, struct io_opts *o, const char **siz
 
 static int check_sizes(struct io_opts *o, const char *size_arg, const char *window_arg)
 {
-	uint64_t granule = buffer_granule(o->buffer.kind), need = o->bs * o->max_qd;
+	uint64_t granule = buffer_granule(&o->buffer), need = o->bs * o->max_qd;
 	char a[HUMAN_SIZE_LEN], b[HUMAN_SIZE_LEN];
 
 	if (o->bs < 512 || o->bs % 512 || o->bs > MAX_BS) {

@@ -77,10 +77,24 @@ cleanup:
 	return ret;
 }
 
-/* Creates what is missing; from version 3 (the first with io tables) it alters those first. */
+/* Whether map_runs exists without the columns version 6 added (versions 2 to 5). */
+static bool map_runs_before_v6(sqlite3 *db)
+{
+	sqlite3_stmt *st = itdb_prepare(db, "SELECT COUNT(*), IFNULL(SUM(name = 'exporter'), 0)"
+					" FROM pragma_table_info('map_runs')");
+	bool before = false;
+
+	if (st && sqlite3_step(st) == SQLITE_ROW)
+		before = sqlite3_column_int(st, 0) > 0 && sqlite3_column_int(st, 1) == 0;
+	sqlite3_finalize(st);
+	return before;
+}
+
+/* Creates what is missing; from version 3 (the first with io tables) it alters those first, and
+ * map_runs where it lacks version 6's columns. */
 static int create_schema(sqlite3 *db, long from_version)
 {
-	bool v3 = from_version == 3;
+	bool v3 = from_version == 3, v2_to_5 = map_runs_before_v6(db);
 	char sql[256];
 
 	snprintf(sql, sizeof(sql),
@@ -89,6 +103,7 @@ static int create_schema(sqlite3 *db, long from_version)
 		 IT_APPLICATION_ID, IT_SCHEMA_VERSION);
 	if (itdb_exec(db, "BEGIN", "create schema") ||
 	    (v3 && itdb_exec(db, it_schema_v3_before_sql, "migrate schema 3")) ||
+	    (v2_to_5 && itdb_exec(db, it_schema_v5_before_sql, "migrate schema 5")) ||
 	    itdb_exec(db, it_schema_sql, "create schema") ||
 	    (v3 && itdb_exec(db, it_schema_v3_after_sql, "migrate schema 3")) ||
 	    itdb_exec(db, sql, "create schema") ||
@@ -205,7 +220,7 @@ sqlite3 *itdb_open(const char *path, enum itdb_open_mode mode, char *err, size_t
 		goto fail;
 	}
 	/* versions 2, 3 and 5 added tables and views only: migrating is creating what is missing;
-	 * version 4 also added columns to version 3's io tables */
+	 * version 4 also added columns to version 3's io tables, version 6 to map_runs */
 	if ((!exists || version < IT_SCHEMA_VERSION) && create_schema(db, exists ? version : 0)) {
 		snprintf(err, errlen, "%s: cannot %s schema: %s", path,
 			 exists ? "migrate the" : "create the", sqlite3_errmsg(db));

@@ -181,10 +181,11 @@ const char it_schema_sql[] =
 /* One per `map -o` session: what it was asked to map and what it measured. */
 "CREATE TABLE IF NOT EXISTS map_runs ("
 "  session_id INTEGER PRIMARY KEY REFERENCES sessions,"
-"  mapper TEXT NOT NULL,"		/* type1 | iommufd */
+"  mapper TEXT NOT NULL,"		/* type1 | iommufd | dma_map_resource | dma_buf */
 "  device TEXT NOT NULL,"		/* whose domain received the mapping */
 "  buffer TEXT NOT NULL,"		/* as given: anon, thp, ..., bar:BDF/INDEX */
-"  buffer_kind TEXT NOT NULL,"		/* anon | thp | hugetlb2m | hugetlb1g | memfd | bar */
+"  buffer_kind TEXT NOT NULL,"		/* anon | thp | hugetlb2m | hugetlb1g | memfd | bar |
+					 * gpu | udmabuf | vgem | dmabuf-bar */
 "  bar_device TEXT, bar_index INTEGER, bar_start INTEGER, bar_offset_bytes INTEGER,"
 "  size_bytes INTEGER NOT NULL,"
 "  iova INTEGER NOT NULL,"
@@ -197,13 +198,28 @@ const char it_schema_sql[] =
 "  expected_pgsize_bitmap INTEGER,"	/* the page sizes map_expected_pages was computed with */
 "  expected_pgsize_source TEXT,"		/* mapper | domain (the recorded domain's) */
 "  thp_bytes INTEGER, hugetlb_bytes INTEGER,"	/* of the host buffer, from /proc/kpageflags */
-"  phys_runs INTEGER);"			/* physically contiguous runs (map_backing rows) */
+"  phys_runs INTEGER,"			/* physically contiguous runs (map_backing rows) */
+"  phys_source TEXT,"			/* pagemap | bar | recorded: where map_backing came from */
+"  exporter TEXT,"			/* dma_buf: the exporter as the kernel names it */
+"  exporter_device TEXT,"		/* dma_buf: the GPU, or the BAR's device */
+"  dma_segments INTEGER);"		/* --import-as: DMA segments the first mapping gave */
 
 "CREATE TABLE IF NOT EXISTS map_backing ("
 "  session_id INTEGER NOT NULL REFERENCES sessions,"
 "  offset_bytes INTEGER NOT NULL,"	/* into the buffer */
 "  paddr INTEGER NOT NULL,"
 "  size_bytes INTEGER NOT NULL);"
+
+/* map --import-as: the DMA segments each mapping (dma-buf import or dma_map_resource) gave, in
+ * the buffer's order. */
+"CREATE TABLE IF NOT EXISTS map_dma_segments ("
+"  session_id INTEGER NOT NULL REFERENCES sessions,"
+"  repetition INTEGER NOT NULL,"		/* which import of --repeat, from 0 */
+"  segment_index INTEGER NOT NULL,"
+"  offset_bytes INTEGER NOT NULL,"	/* into the dma-buf */
+"  dma_addr INTEGER NOT NULL,"
+"  length_bytes INTEGER NOT NULL,"
+"  PRIMARY KEY (session_id, repetition, segment_index));"
 
 /* The pages the leaf rule gives for each physical run at its IOVA, for one mapping. */
 "CREATE TABLE IF NOT EXISTS map_expected_pages ("
@@ -347,13 +363,32 @@ const char it_schema_sql[] =
 "    SUM(s.completed) AS completed, SUM(s.failed) AS failed"
 "  FROM per_step s JOIN io_runs r USING (session_id) GROUP BY s.session_id, s.qd;"
 
+/* Each physical range of a map -o buffer (map_backing), with the PCI BAR it falls in, if any, and
+ * its offset there: where a GPU's or peer's memory sits in its BAR. */
+"CREATE VIEW IF NOT EXISTS map_backing_bars_view AS SELECT k.session_id, k.offset_bytes,"
+"  printf('0x%x', k.paddr) AS paddr_hex, k.paddr, k.size_bytes, b.bdf AS bar_device,"
+"  b.bar_index, k.paddr - b.start_addr AS bar_offset_bytes,"
+"  " HEX("k.paddr - b.start_addr") " AS bar_offset_hex"
+"  FROM map_backing k LEFT JOIN bars b ON b.session_id = k.session_id"
+"   AND k.paddr >= b.start_addr AND k.paddr < b.start_addr + b.size_bytes;"
+
 /* Per map -o session and page size: the pages the leaf rule expects (per mapping, times the
- * mappings made) beside the driver pages recorded in the mapped IOVA range. */
+ * mappings made) beside the driver pages recorded in the mapped IOVA range, which for an import
+ * is every DMA segment of every repetition (a page counted once where repetitions reused an
+ * IOVA range); where the session knows the run's device's domains, in those only (other domains
+ * have IOVAs of their own). */
 "CREATE VIEW IF NOT EXISTS map_pages_check_view AS"
 "  WITH seen AS (SELECT r.session_id, d.pgsize_bytes, SUM(d.pgcount) AS pages,"
 "    group_concat(DISTINCT d.source) AS source FROM map_runs r JOIN driver_maps d"
-"    ON d.session_id = r.session_id AND d.op = 'map' AND d.iova >= r.iova"
-"    AND d.iova < r.iova + r.size_bytes GROUP BY r.session_id, d.pgsize_bytes),"
+"    ON d.session_id = r.session_id AND d.op = 'map'"
+"    AND (d.domain_ptr IS NULL OR d.domain_ptr IN (SELECT domain_ptr FROM domain_devices_view v"
+"     WHERE v.session_id = r.session_id AND v.device = r.device) OR NOT EXISTS (SELECT 1"
+"     FROM domain_devices_view v WHERE v.session_id = r.session_id AND v.device = r.device))"
+"    AND CASE WHEN r.dma_segments IS NULL"
+"     THEN d.iova >= r.iova AND d.iova < r.iova + r.size_bytes"
+"     ELSE EXISTS (SELECT 1 FROM map_dma_segments g WHERE g.session_id = r.session_id"
+"      AND d.iova >= g.dma_addr AND d.iova < g.dma_addr + g.length_bytes) END"
+"    GROUP BY r.session_id, d.pgsize_bytes),"
 "  sizes AS (SELECT session_id, pgsize_bytes FROM seen"
 "    UNION SELECT session_id, pgsize_bytes FROM map_expected_pages)"
 "  SELECT z.session_id, z.pgsize_bytes, e.pgcount AS expected_per_map, r.maps_done,"
@@ -373,6 +408,15 @@ const char it_schema_v3_after_sql[] =
 "INSERT OR IGNORE INTO io_devices(session_id, device_index, device, model, serial, block_size,"
 "  blocks, iova, bar_offset_bytes) SELECT session_id, 0, device, model, serial, block_size,"
 "  blocks, iova, bar_offset_bytes FROM io_runs;";
+
+const char it_schema_v5_before_sql[] =
+"ALTER TABLE map_runs ADD COLUMN phys_source TEXT;"
+"ALTER TABLE map_runs ADD COLUMN exporter TEXT;"
+"ALTER TABLE map_runs ADD COLUMN exporter_device TEXT;"
+"ALTER TABLE map_runs ADD COLUMN dma_segments INTEGER;"
+"UPDATE map_runs SET phys_source = CASE WHEN bar_device IS NOT NULL THEN 'bar' ELSE 'pagemap'"
+"  END WHERE phys_runs IS NOT NULL;"
+"DROP VIEW IF EXISTS map_pages_check_view;";
 
 const char it_schema_index_sql[] =
 "CREATE INDEX IF NOT EXISTS maps_by_session_ts ON maps(session_id, ts_ns);"

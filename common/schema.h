@@ -3,7 +3,7 @@
 #ifndef IOMMUTRACE_SCHEMA_H
 #define IOMMUTRACE_SCHEMA_H
 
-#define IT_SCHEMA_VERSION 5
+#define IT_SCHEMA_VERSION 6
 #define IT_APPLICATION_ID 0x494f4d54 /* "IOMT" in PRAGMA application_id */
 
 /* DDL creating every table and view of IT_SCHEMA_VERSION (idempotent: IF NOT EXISTS). */
@@ -13,6 +13,9 @@ extern const char it_schema_sql[];
  * from io_runs. Versions 1 and 2 had no io tables: it_schema_sql creates them whole. */
 extern const char it_schema_v3_before_sql[];
 extern const char it_schema_v3_after_sql[];
+/* Migrating a version 2 to 5 file (map_runs without the columns of imports): before
+ * it_schema_sql, those columns added and the view that reads them dropped. */
+extern const char it_schema_v5_before_sql[];
 /* Indexes, created once the bulk of a session is written. */
 extern const char it_schema_index_sql[];
 

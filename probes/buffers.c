@@ -16,6 +16,8 @@
 static const char *const kind_names[] = {
 	[BUF_ANON] = "anon", [BUF_THP] = "thp", [BUF_HUGETLB2M] = "hugetlb2m",
 	[BUF_HUGETLB1G] = "hugetlb1g", [BUF_MEMFD] = "memfd", [BUF_BAR] = "bar",
+	[BUF_GPU] = "gpu", [BUF_UDMABUF] = "udmabuf", [BUF_VGEM] = "vgem",
+	[BUF_DMABUF_BAR] = "dmabuf-bar",
 };
 
 const char *buffer_kind_name(enum buffer_kind kind)
@@ -23,36 +25,81 @@ const char *buffer_kind_name(enum buffer_kind kind)
 	return kind_names[kind];
 }
 
-uint64_t buffer_granule(enum buffer_kind kind)
+int buffer_is_dmabuf(enum buffer_kind kind)
 {
-	return kind == BUF_HUGETLB2M ? LEAF_2M : kind == BUF_HUGETLB1G ? LEAF_1G : LEAF_4K;
+	return kind >= BUF_GPU;
 }
 
-int buffer_parse(const char *s, struct buffer_spec *out)
+uint64_t buffer_granule(const struct buffer_spec *spec)
 {
-	const char *slash;
+	switch (spec->kind) {
+	case BUF_HUGETLB2M: return LEAF_2M;
+	case BUF_HUGETLB1G: return LEAF_1G;
+	case BUF_UDMABUF: return spec->page_size;
+	default: return LEAF_4K;
+	}
+}
+
+/* "PREFIX:BDF/INDEX" into bar_bdf and bar_index. */
+static int parse_bar(const char *s, size_t prefix_len, struct buffer_spec *out)
+{
+	const char *slash = strrchr(s, '/');
 	char bdf[32];
 	uint64_t index;
 
-	memset(out, 0, sizeof(*out));
-	for (size_t k = 0; k < sizeof(kind_names) / sizeof(kind_names[0]); k++) {
-		if (k != BUF_BAR && !strcmp(s, kind_names[k])) {
-			out->kind = k;
-			return 0;
-		}
-	}
-	slash = strrchr(s, '/');
-	if (strncmp(s, "bar:", 4) || !slash || (size_t)(slash - s - 4) >= sizeof(bdf))
+	if (!slash || slash < s + prefix_len || (size_t)(slash - s - prefix_len) >= sizeof(bdf))
 		return -1;
-	snprintf(bdf, sizeof(bdf), "%.*s", (int)(slash - s - 4), s + 4);
+	snprintf(bdf, sizeof(bdf), "%.*s", (int)(slash - s - prefix_len), s + prefix_len);
 	if (parse_bdf(bdf, out->bar_bdf) || parse_u64(slash + 1, &index) || index > 5)
 		return -1;
-	out->kind = BUF_BAR;
 	out->bar_index = index;
 	return 0;
 }
 
-static int read_bar_start(const char *bdf, unsigned index, uint64_t *start)
+/* "gpu", "gpu:N", "gpu-vmm", "gpu-vmm:N". */
+static int parse_gpu(const char *s, struct buffer_spec *out)
+{
+	size_t n = !strncmp(s, "gpu-vmm", 7) ? 7 : 3;
+	uint64_t ordinal = 0;
+
+	if (s[n] && (s[n] != ':' || parse_u64(s + n + 1, &ordinal) || ordinal > 1023))
+		return -1;
+	out->kind = BUF_GPU;
+	out->gpu_vmm = n == 7;
+	out->gpu_ordinal = (int)ordinal;
+	return 0;
+}
+
+int buffer_parse(const char *s, struct buffer_spec *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (size_t k = 0; k < sizeof(kind_names) / sizeof(kind_names[0]); k++) {
+		if (k != BUF_BAR && k != BUF_DMABUF_BAR && k != BUF_GPU && !strcmp(s, kind_names[k])) {
+			out->kind = k;
+			out->page_size = LEAF_4K;
+			return 0;
+		}
+	}
+	if (!strncmp(s, "udmabuf:", 8)) {
+		out->kind = BUF_UDMABUF;
+		out->page_size = !strcmp(s + 8, "hugetlb2m") ? LEAF_2M :
+				 !strcmp(s + 8, "hugetlb1g") ? LEAF_1G : 0;
+		return out->page_size ? 0 : -1;
+	}
+	if (!strncmp(s, "gpu", 3))
+		return parse_gpu(s, out);
+	if (!strncmp(s, "bar:", 4)) {
+		out->kind = BUF_BAR;
+		return parse_bar(s, 4, out);
+	}
+	if (!strncmp(s, "dmabuf-bar:", 11)) {
+		out->kind = BUF_DMABUF_BAR;
+		return parse_bar(s, 11, out);
+	}
+	return -1;
+}
+
+int buffer_bar_start(const char *bdf, unsigned index, uint64_t *start)
 {
 	char path[96], line[128];
 	unsigned long long s;
@@ -89,7 +136,7 @@ static int create_bar(struct buffer *b)
 {
 	uint64_t region_size;
 
-	if (read_bar_start(b->spec.bar_bdf, b->spec.bar_index, &b->bar_start))
+	if (buffer_bar_start(b->spec.bar_bdf, b->spec.bar_index, &b->bar_start))
 		return -1;
 	b->vaddr = vfio_region_mmap(b->fd, VFIO_PCI_BAR0_REGION_INDEX + b->spec.bar_index,
 				    b->bar_offset, b->size, &region_size);
@@ -128,7 +175,7 @@ static int create_anon(struct buffer *b)
 	b->vaddr = (void *)(extra ? start : (uintptr_t)b->map_base);
 	if (b->spec.kind == BUF_ANON || b->spec.kind == BUF_THP)
 		madvise(b->vaddr, b->size, b->spec.kind == BUF_THP ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
-	b->align = buffer_granule(b->spec.kind == BUF_THP ? BUF_HUGETLB2M : b->spec.kind);
+	b->align = b->spec.kind == BUF_THP ? LEAF_2M : buffer_granule(&b->spec);
 	return 0;
 }
 
@@ -160,6 +207,11 @@ int buffer_create(struct buffer *b, const struct buffer_spec *spec, uint64_t siz
 	b->size = size;
 	b->bar_offset = offset;
 	b->fd = bar_device_fd;
+	if (buffer_is_dmabuf(spec->kind)) {
+		log_error("a %s buffer is a dma-buf, which only the kernel maps: use map --import-as",
+			  kind_names[spec->kind]);
+		return -1;
+	}
 	if (spec->kind == BUF_BAR)
 		return create_bar(b);
 	rc = spec->kind == BUF_MEMFD ? create_memfd(b) : create_anon(b);

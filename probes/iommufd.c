@@ -9,6 +9,7 @@
 #include "common/log.h"
 #include "iommufd.h"
 #include "iommufd_uapi.h"
+#include "vfio_region.h"
 
 static void report_missing(void)
 {
@@ -183,39 +184,13 @@ int iommufd_map_file(struct iommufd_mapper *m, int fd, uint64_t offset, uint64_t
 	return map_file(m, fd, offset, iova, size, "memfd", NULL);
 }
 
-static int export_bar(int device_fd, unsigned region, uint64_t offset, uint64_t size)
-{
-	struct {
-		struct vfio_device_feature feature;
-		struct it_vfio_device_feature_dma_buf dma_buf;
-		struct it_vfio_region_dma_range range;
-	} arg = {
-		.feature = { .argsz = sizeof(arg),
-			     .flags = VFIO_DEVICE_FEATURE_GET | IT_VFIO_DEVICE_FEATURE_DMA_BUF },
-		.dma_buf = { .region_index = region, .open_flags = O_RDWR | O_CLOEXEC,
-			     .nr_ranges = 1 },
-		.range = { .offset = offset, .length = size },
-	};
-	int fd = ioctl(device_fd, VFIO_DEVICE_FEATURE, &arg);
-
-	if (fd < 0) {
-		if (errno == ENOTTY || errno == EOPNOTSUPP)
-			log_error("this kernel's vfio-pci cannot export a BAR as a dma-buf "
-				  "(VFIO_DEVICE_FEATURE_DMA_BUF), which iommufd needs to map MMIO; "
-				  "use --mapper type1");
-		else
-			log_error("exporting %#llx bytes at %#llx of VFIO region %u as a dma-buf: %s",
-				  (unsigned long long)size, (unsigned long long)offset, region,
-				  strerror(errno));
-	}
-	return fd;
-}
-
 int iommufd_map_bar(struct iommufd_mapper *m, int device_fd, unsigned region, uint64_t offset,
 		    uint64_t iova, uint64_t size)
 {
 	if (m->bar_dmabuf < 0)
-		m->bar_dmabuf = export_bar(device_fd, region, offset, size);
+		m->bar_dmabuf = vfio_region_export_dmabuf(device_fd, region, offset, size,
+							  "which iommufd needs to map MMIO; use "
+							  "--mapper type1");
 	if (m->bar_dmabuf < 0)
 		return -1;
 	return map_file(m, m->bar_dmabuf, 0, iova, size, "BAR dma-buf",

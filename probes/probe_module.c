@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -54,6 +55,80 @@ int probe_module_map_resource(struct probe_module *m, const char *importer, cons
 	*dma = r.dma_addr;
 	*handle = r.handle;
 	return 0;
+}
+
+/* The import's segments from first on, into out (room for the rest). */
+static int get_segments(struct probe_module *m, uint32_t handle, uint32_t first, uint32_t count,
+			struct probe_segment *out)
+{
+	struct iommutrace_probe_get_segments g = { .handle = handle, .first_segment = first,
+						   .segments_capacity = count - first,
+						   .segments_ptr = (uintptr_t)(out + first) };
+
+	if (ioctl(m->fd, IOMMUTRACE_PROBE_GET_SEGMENTS, &g)) {
+		log_error("reading the DMA segments of import %u: %s%s", handle, strerror(errno),
+			  errno == ESTALE ? " (the exporter moved or revoked the buffer meanwhile)" : "");
+		return -1;
+	}
+	return 0;
+}
+
+/* Why an import failed, for the error line. */
+static const char *import_hint(int err, int bar_exporter)
+{
+	if (bar_exporter && (err == EINVAL || err == EOPNOTSUPP || err == EPERM))
+		return ": the kernel finds no peer-to-peer DMA path between the two devices (P2PDMA "
+		       "needs them to share an upstream PCIe switch, or a host bridge on its whitelist; "
+		       "dmesg names the reason); map the window with --buffer bar:BDF/INDEX, which "
+		       "goes through dma_map_resource as a GPU driver does";
+	if (err == EBADF)
+		return ": the fd is not a dma-buf";
+	return " (the kernel log has the module's reason: dmesg)";
+}
+
+int probe_module_import_dmabuf(struct probe_module *m, const char *importer, int dmabuf_fd,
+			       int bar_exporter, struct probe_import *out)
+{
+	enum { FIRST_READ = 64 };	/* most imports fit; the rest is read after */
+	struct probe_segment *segs = calloc(FIRST_READ, sizeof(*segs)), *more;
+	struct iommutrace_probe_import_dmabuf a = { .dmabuf_fd = dmabuf_fd,
+						    .segments_capacity = FIRST_READ,
+						    .segments_ptr = (uintptr_t)segs };
+
+	_Static_assert(sizeof(struct probe_segment) == sizeof(struct iommutrace_probe_dma_segment),
+		       "segments are copied as the module writes them");
+	memset(out, 0, sizeof(*out));
+	if (!segs) {
+		log_error("out of memory");
+		return -1;
+	}
+	pci_addr(importer, &a.importer);
+	if (ioctl(m->fd, IOMMUTRACE_PROBE_IMPORT_DMABUF, &a)) {
+		log_error("importing the dma-buf as %s: %s%s", importer, strerror(errno),
+			  import_hint(errno, bar_exporter));
+		free(segs);
+		return -1;
+	}
+	out->handle = a.handle;
+	out->dmabuf_size = a.dmabuf_size_bytes;
+	out->nsegments = a.segments_count;
+	snprintf(out->exporter, sizeof(out->exporter), "%.*s", (int)sizeof(a.exporter), a.exporter);
+	out->segments = segs;
+	if (a.segments_count <= FIRST_READ)
+		return 0;
+	more = realloc(segs, a.segments_count * sizeof(*segs));
+	if (!more) {
+		log_error("out of memory for %u DMA segments", a.segments_count);
+		goto undo;
+	}
+	out->segments = more;
+	if (!get_segments(m, a.handle, FIRST_READ, a.segments_count, more))
+		return 0;
+undo:
+	probe_module_release(m, a.handle);
+	free(out->segments);
+	out->segments = NULL;
+	return -1;
 }
 
 int probe_module_release(struct probe_module *m, uint32_t handle)

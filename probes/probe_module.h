@@ -22,7 +22,28 @@ int probe_module_open(struct probe_module *m);
 int probe_module_map_resource(struct probe_module *m, const char *importer, const char *peer,
 			      unsigned bar_index, uint64_t offset, uint64_t size, uint64_t *phys,
 			      uint64_t *dma, uint32_t *handle);
-/* Undoes one mapping now. */
+/* One DMA segment of an import: what the device puts on the bus to reach that part. */
+struct probe_segment {
+	uint64_t dma_addr;
+	uint64_t length;
+};
+
+/* What importing a dma-buf gave. */
+struct probe_import {
+	uint32_t handle;
+	uint64_t dmabuf_size;		/* the dma-buf's size */
+	char exporter[32];		/* the exporter's name as the kernel has it (exp_name) */
+	struct probe_segment *segments;	/* in the dma-buf's order; free() them */
+	uint32_t nsegments;
+};
+
+/* dma_buf_dynamic_attach (allow_peer2peer) + dma_buf_map_attachment of the dma-buf dmabuf_fd on
+ * behalf of importer, as a peer-to-peer capable driver imports one: the exporter maps it into
+ * the importer's DMA domain. bar_exporter: the dma-buf is a BAR window of another device, whose
+ * refusal (no P2PDMA path between the two) is explained in the error line. */
+int probe_module_import_dmabuf(struct probe_module *m, const char *importer, int dmabuf_fd,
+			       int bar_exporter, struct probe_import *out);
+/* Undoes one mapping or import now. */
 int probe_module_release(struct probe_module *m, uint32_t handle);
 /* Closes the device, which undoes every mapping still made. */
 void probe_module_close(struct probe_module *m);

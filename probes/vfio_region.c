@@ -1,5 +1,6 @@
 /* A VFIO device's regions, PCI command register and request interrupt (see vfio_region.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/pci_regs.h>
 #include <linux/vfio.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "common/log.h"
+#include "iommufd_uapi.h"
 #include "vfio_region.h"
 
 void *vfio_region_mmap(int device_fd, unsigned index, uint64_t offset, uint64_t size,
@@ -40,7 +42,8 @@ void *vfio_region_mmap(int device_fd, unsigned index, uint64_t offset, uint64_t 
 	return p;
 }
 
-int vfio_pci_enable_bus_master(int device_fd)
+/* Sets bits in the device's PCI command register, through the VFIO config region. */
+static int set_command_bits(int device_fd, uint16_t bits, const char *what)
 {
 	struct vfio_region_info info = { .argsz = sizeof(info),
 					 .index = VFIO_PCI_CONFIG_REGION_INDEX };
@@ -51,12 +54,23 @@ int vfio_pci_enable_bus_master(int device_fd)
 		log_error("reading the PCI command register through VFIO: %s", strerror(errno));
 		return -1;
 	}
-	cmd |= PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER;
+	cmd |= bits;
 	if (pwrite(device_fd, &cmd, sizeof(cmd), (off_t)info.offset + PCI_COMMAND) != sizeof(cmd)) {
-		log_error("enabling bus mastering through VFIO: %s", strerror(errno));
+		log_error("enabling %s through VFIO: %s", what, strerror(errno));
 		return -1;
 	}
 	return 0;
+}
+
+int vfio_pci_enable_bus_master(int device_fd)
+{
+	return set_command_bits(device_fd, PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER,
+				"bus mastering");
+}
+
+int vfio_pci_enable_memory(int device_fd)
+{
+	return set_command_bits(device_fd, PCI_COMMAND_MEMORY, "memory decoding");
 }
 
 int vfio_request_eventfd(int device_fd)
@@ -75,4 +89,31 @@ int vfio_request_eventfd(int device_fd)
 		return -1;
 	}
 	return irq.fd;
+}
+
+int vfio_region_export_dmabuf(int device_fd, unsigned index, uint64_t offset, uint64_t size,
+			      const char *unsupported_hint)
+{
+	struct {
+		struct vfio_device_feature feature;
+		struct it_vfio_device_feature_dma_buf dma_buf;
+		struct it_vfio_region_dma_range range;
+	} arg = {
+		.feature = { .argsz = sizeof(arg),
+			     .flags = VFIO_DEVICE_FEATURE_GET | IT_VFIO_DEVICE_FEATURE_DMA_BUF },
+		.dma_buf = { .region_index = index, .open_flags = O_RDWR | O_CLOEXEC,
+			     .nr_ranges = 1 },
+		.range = { .offset = offset, .length = size },
+	};
+	int fd = ioctl(device_fd, VFIO_DEVICE_FEATURE, &arg);
+
+	if (fd >= 0)
+		return fd;
+	if (errno == ENOTTY || errno == EOPNOTSUPP)
+		log_error("this kernel's vfio-pci cannot export a BAR as a dma-buf "
+			  "(VFIO_DEVICE_FEATURE_DMA_BUF, Linux 6.19 and later), %s", unsupported_hint);
+	else
+		log_error("exporting %#llx bytes at %#llx of VFIO region %u as a dma-buf: %s",
+			  (unsigned long long)size, (unsigned long long)offset, index, strerror(errno));
+	return -1;
 }

@@ -35,6 +35,7 @@ done <<LIST
 --device $dev --bs 1M --qd 8 --size 2M|smaller than bs x qd
 --device $dev --window 3K|bad --window
 --device $dev --offset 4K|only for bar buffers
+--device $dev --buffer udmabuf|is a dma-buf
 --device $dev --nsid 0|bad --nsid
 $many|at most 32
 LIST

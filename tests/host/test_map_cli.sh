@@ -25,8 +25,17 @@ if [ ! -e /dev/iommu ]; then
 fi
 for args in "--device $dev --import-as $dev --buffer bar:0000:00:01.0/0 --size 4K" \
 	    "--import-as $dev --buffer anon --size 4K" \
-	    "--import-as $dev --buffer bar:0000:00:01.0/0 --size 4K --repeat 2" \
-	    "--import-as $dev --buffer bar:$dev/0 --size 4K"; do
+	    "--import-as $dev --buffer bar:0000:00:01.0/0 --size 4K --iova 0x40000000" \
+	    "--import-as $dev --buffer udmabuf --size 4K --mapper type1" \
+	    "--import-as $dev --buffer bar:$dev/0 --size 4K" \
+	    "--import-as $dev --buffer dmabuf-bar:$dev/0 --size 4K" \
+	    "--import-as $dev --buffer gpu:x --size 4K" "--import-as $dev --buffer gpu-vm --size 4K" \
+	    "--import-as $dev --buffer udmabuf:hugetlb3m --size 2M" \
+	    "--import-as $dev --buffer udmabuf:hugetlb2m --size 4K" \
+	    "--import-as $dev --buffer vgem --size 4K --offset 4K" \
+	    "--import-as $dev --buffer gpu --size 4K --repeat 0" \
+	    "--device $dev --buffer udmabuf --size 4K" "--device $dev --buffer gpu --size 4K" \
+	    "--device $dev --buffer dmabuf-bar:0000:00:01.0/0 --size 4K"; do
 	"$bin" map $args 2>"$err"
 	check "map $args: exit" 2 $?
 	check "map $args: one line" 1 "$(wc -l <"$err")"
@@ -36,6 +45,25 @@ if [ ! -e /dev/iommutrace-probe ]; then
 	check "import-as without the probe module: exit" 1 $?
 	check "import-as without the probe module: one line saying how to load it" 1 \
 		"$(grep -c 'the iommutrace probe module is not loaded (build it with' "$err")"
+fi
+# The dma-buf is made before the module is opened, so a machine without either says which is
+# missing first, in one line.
+if ! grep -qs 0x10de /sys/bus/pci/devices/*/vendor; then
+	"$bin" map --import-as $dev --buffer gpu --size 2M 2>"$err"
+	check "gpu buffer without a GPU: exit" 1 $?
+	check "gpu buffer without a GPU: one line naming libcuda or CUDA" 1 \
+		"$(grep -c 'libcuda\|CUDA' "$err")"
+	check "gpu buffer without a GPU: nothing else said" 1 "$(wc -l <"$err")"
+fi
+if [ ! -e /dev/udmabuf ]; then
+	"$bin" map --import-as $dev --buffer udmabuf --size 2M 2>"$err"
+	check "udmabuf without /dev/udmabuf: exit" 1 $?
+	check "udmabuf without /dev/udmabuf: one line naming it" 1 "$(grep -c '/dev/udmabuf does not exist' "$err")"
+fi
+if ! grep -qs vgem /sys/class/drm/card*/device/uevent /sys/class/drm/card*/device/modalias; then
+	"$bin" map --import-as $dev --buffer vgem --size 2M 2>"$err"
+	check "vgem without vgem: exit" 1 $?
+	check "vgem without vgem: one line saying to load it" 1 "$(grep -c "modprobe vgem" "$err")"
 fi
 "$bin" map --device 0000:00:1f.7 --buffer anon --size 4K 2>"$err"
 check "missing device: exit" 1 $?

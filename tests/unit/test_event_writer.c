@@ -345,7 +345,7 @@ static void session_end_marks_complete(void **state)
 	assert_string_equal(sql_rows(f->db, "SELECT complete, end_reason, end_mono_ns, events_total,"
 				 " command_exit_status FROM sessions"), "1|duration|5000|3|NULL;");
 	assert_string_equal(sql_rows(f->db, "SELECT value FROM meta WHERE key = 'schema_version'"),
-			    "5;");
+			    "6;");
 }
 
 static void open_refuses_existing_foreign_and_newer_files(void **state)
@@ -403,6 +403,7 @@ static void open_migrates_version_1(void **state)
 	db = itdb_open(path, ITDB_CREATE, err, sizeof(err));
 	assert_non_null(db);
 	assert_int_equal(itdb_exec(db, "DROP VIEW map_pages_check_view; DROP TABLE map_runs;"
+				   " DROP VIEW map_backing_bars_view; DROP TABLE map_dma_segments;"
 				   " DROP TABLE map_backing; DROP TABLE map_expected_pages;"
 				   " UPDATE meta SET value = '1' WHERE key = 'schema_version'", "test"), 0);
 	itdb_close(db);
@@ -412,10 +413,53 @@ static void open_migrates_version_1(void **state)
 	sqlite3_close(db);
 	db = itdb_open(path, ITDB_APPEND, err, sizeof(err));
 	assert_non_null(db);
-	assert_string_equal(sql_rows(db, tables), "map_backing,map_expected_pages,"
-			    "map_pages_check_view,map_pages_view,map_runs;");
+	assert_string_equal(sql_rows(db, tables), "map_backing,map_backing_bars_view,"
+			    "map_dma_segments,map_expected_pages,map_pages_check_view,map_pages_view,"
+			    "map_runs;");
 	assert_string_equal(sql_rows(db, "SELECT value FROM meta WHERE key = 'schema_version'"),
-			    "5;");
+			    "6;");
+	itdb_close(db);
+	unlink(path);
+	rmdir(dir);
+}
+
+/* A version 5 file: map_runs gets the columns of imports (its runs say where their physical runs
+ * came from), map_dma_segments appears, and the check view reads both. */
+static void open_migrates_version_5(void **state)
+{
+	char dir[] = "/tmp/iommutrace-db-XXXXXX", path[128], err[256];
+	sqlite3 *db;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/v5.db", dir);
+	db = itdb_open(path, ITDB_CREATE, err, sizeof(err));
+	assert_non_null(db);
+	assert_int_equal(itdb_exec(db, "DROP VIEW map_pages_check_view; DROP VIEW map_backing_bars_view;"
+				   " DROP TABLE map_dma_segments;"
+				   " ALTER TABLE map_runs DROP COLUMN phys_source;"
+				   " ALTER TABLE map_runs DROP COLUMN exporter;"
+				   " ALTER TABLE map_runs DROP COLUMN exporter_device;"
+				   " ALTER TABLE map_runs DROP COLUMN dma_segments;"
+				   " INSERT INTO sessions(session_id, kind, capture, tool_version)"
+				   "  VALUES (1, 'record', 'bpf', 'v5'), (2, 'record', 'bpf', 'v5');"
+				   " INSERT INTO map_runs(session_id, mapper, device, buffer, buffer_kind,"
+				   "  size_bytes, iova, iova_given, repeat_count, hold, maps_done, phys_runs)"
+				   "  VALUES (1, 'type1', '0000:00:04.0', 'thp', 'thp', 4096, 0, 0, 1, 0, 1, 1);"
+				   " INSERT INTO map_runs(session_id, mapper, device, buffer, buffer_kind,"
+				   "  bar_device, size_bytes, iova, iova_given, repeat_count, hold, maps_done,"
+				   "  phys_runs) VALUES (2, 'type1', '0000:00:04.0', 'bar:0000:00:05.0/2',"
+				   "  'bar', '0000:00:05.0', 4096, 0, 0, 1, 0, 1, 1);"
+				   " UPDATE meta SET value = '5' WHERE key = 'schema_version'", "test"), 0);
+	itdb_close(db);
+	db = itdb_open(path, ITDB_APPEND, err, sizeof(err));
+	assert_non_null(db);
+	assert_string_equal(sql_rows(db, "SELECT session_id, phys_source, exporter, dma_segments"
+				 " FROM map_runs ORDER BY session_id"),
+			    "1|pagemap|NULL|NULL;2|bar|NULL|NULL;");
+	assert_string_equal(sql_rows(db, "SELECT COUNT(*) FROM map_dma_segments"), "0;");
+	assert_string_equal(sql_rows(db, "SELECT session_id, agrees FROM map_pages_check_view"), "");
+	assert_string_equal(sql_rows(db, "SELECT value FROM meta WHERE key = 'schema_version'"),
+			    "6;");
 	itdb_close(db);
 	unlink(path);
 	rmdir(dir);
@@ -439,6 +483,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(session_end_marks_complete, setup, teardown),
 		cmocka_unit_test(open_refuses_existing_foreign_and_newer_files),
 		cmocka_unit_test(open_migrates_version_1),
+		cmocka_unit_test(open_migrates_version_5),
 	};
 
 	return cmocka_run_group_tests_name("database and event writer", tests, NULL, NULL);

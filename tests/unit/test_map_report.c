@@ -191,6 +191,85 @@ static void no_bitmap_no_expectation(void **state)
 	itdb_close(db);
 }
 
+/* Two rounds of a vgem-like import, 8 MiB in one DMA segment at 4 GiB each time: the report's
+ * segments survive the trip between processes. */
+static struct map_segment import_segs[] = {
+	{ .repetition = 0, .offset = 0, .dma_addr = 1ull << 32, .length = 8ull << 20 },
+	{ .repetition = 1, .offset = 0, .dma_addr = 1ull << 32, .length = 8ull << 20 },
+};
+
+static struct map_report import_report(void)
+{
+	struct map_report r = { .mapper = "dma_buf", .device = "0000:00:04.0", .buffer = "vgem",
+				.buffer_kind = "vgem", .exporter = "drm", .size = 8ull << 20,
+				.iova = 1ull << 32, .repeat = 2, .maps_done = 2, .nsegs = 2,
+				.segs = import_segs };
+	return r;
+}
+
+static void round_trip_with_segments(void **state)
+{
+	struct map_report in = import_report(), out;
+	int fd = memfd_create("report", 0);
+
+	assert_true(fd >= 0);
+	assert_int_equal(map_report_write(fd, &in), 0);
+	assert_int_equal(map_report_read(fd, &out), 0);
+	assert_string_equal(out.exporter, "drm");
+	assert_int_equal(out.nruns, 0);
+	assert_int_equal(out.nsegs, 2);
+	assert_memory_equal(out.segs, import_segs, sizeof(import_segs));
+	map_report_free(&out);
+	close(fd);
+}
+
+/* User space could not see the import's pages: its physical runs are the maps recorded in the
+ * first round's segment (the second round's map at the same IOVA is not a second run), the
+ * leaf rule runs over them at their IOVAs (an aligned 4 MiB run: 2 MiB pages; one 4 KiB off:
+ * 4 KiB pages), the BAR view places the second run 4 KiB into a BAR, and the check counts the
+ * driver pages of both rounds. */
+static void import_runs_from_recorded_maps(void **state)
+{
+	struct map_report r = import_report();
+	int64_t sid;
+	sqlite3 *db = session_db(&sid);
+	char sql[1024];
+
+	snprintf(sql, sizeof(sql),
+		 "INSERT INTO domains(session_id, domain_ptr, pgsize_bitmap) VALUES (%lld, 7, %llu);"
+		 "INSERT INTO maps(session_id, ts_ns, domain_ptr, iova, paddr, size_bytes) VALUES"
+		 " (%lld, 1, 7, 4294967296, 8589934592, 4194304),"
+		 " (%lld, 2, 7, 4299161600, 12884905984, 4194304),"
+		 " (%lld, 3, 7, 4294967296, 17179869184, 4194304),"
+		 " (%lld, 4, 7, 4303355904, 0, 4096);"
+		 "INSERT INTO bars(session_id, bdf, bar_index, start_addr, size_bytes, is_64bit,"
+		 " prefetchable) VALUES (%lld, '0000:00:05.0', 2, 12884901888, 1073741824, 1, 1)",
+		 (long long)sid, LEAF_4K | LEAF_2M, (long long)sid, (long long)sid, (long long)sid,
+		 (long long)sid, (long long)sid);
+	assert_int_equal(itdb_exec(db, sql, "test"), 0);
+	assert_int_equal(map_report_store(db, sid, &r), 0);
+	assert_string_equal(sql_rows(db, "SELECT mapper, exporter, dma_segments, phys_source,"
+				     " phys_runs, expected_pgsize_source FROM map_runs"),
+			    "dma_buf|drm|1|recorded|2|domain;");
+	assert_string_equal(sql_rows(db, "SELECT repetition, segment_index, dma_addr, length_bytes"
+				     " FROM map_dma_segments ORDER BY repetition"),
+			    "0|0|4294967296|8388608;1|0|4294967296|8388608;");
+	assert_string_equal(sql_rows(db, "SELECT offset_bytes, paddr_hex, bar_device, bar_index,"
+				     " bar_offset_hex FROM map_backing_bars_view ORDER BY offset_bytes"),
+			    "0|0x200000000|NULL|NULL|NULL;4194304|0x300001000|0000:00:05.0|2|0x1000;");
+	assert_string_equal(sql_rows(db, "SELECT pgsize_bytes, pgcount FROM map_expected_pages"
+				     " ORDER BY pgsize_bytes"), "4096|1024;2097152|2;");
+	for (int round = 0; round < 2; round++) {
+		driver_pages(db, sid, 1ull << 32, LEAF_2M, 2);
+		driver_pages(db, sid, (1ull << 32) + (4ull << 20), LEAF_4K, 1024);
+	}
+	driver_pages(db, sid, (1ull << 32) + (8ull << 20), LEAF_4K, 1);	/* past the segment */
+	assert_string_equal(sql_rows(db, "SELECT pgsize_bytes, expected_pages, seen_pages, agrees"
+				     " FROM map_pages_check_view ORDER BY pgsize_bytes"),
+			    "4096|2048|2048|1;2097152|4|4|1;");
+	itdb_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -200,6 +279,8 @@ int main(void)
 		cmocka_unit_test(shifted_iova_expects_4k_and_flags_mismatch),
 		cmocka_unit_test(domain_bitmap_and_scattered_runs),
 		cmocka_unit_test(no_bitmap_no_expectation),
+		cmocka_unit_test(round_trip_with_segments),
+		cmocka_unit_test(import_runs_from_recorded_maps),
 	};
 
 	return cmocka_run_group_tests_name("map run report", tests, NULL, NULL);

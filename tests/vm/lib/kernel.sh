@@ -22,7 +22,7 @@ kernel_spec() {
 		KSPEC_PACKAGES='^linux-image-(6\.1\.0-[0-9]+-amd64)-unsigned$'
 		# crc64-rocksoft asks the crypto API for its implementation at load; without
 		# crc64_rocksoft_generic loaded first it would call out to modprobe mid-boot.
-		KSPEC_MODULES="crc64_rocksoft_generic nvme vfio_iommu_type1 vfio-pci uio_pci_generic virtio_pci virtio_blk"
+		KSPEC_MODULES="crc64_rocksoft_generic nvme vfio_iommu_type1 vfio-pci uio_pci_generic virtio_pci virtio_blk vgem"
 		;;
 	6.12)
 		# trixie: one package with the kernel and its modules (.ko.xz); udmabuf is built in
@@ -31,16 +31,17 @@ kernel_spec() {
 		KSPEC_PACKAGES='^linux-image-(6\.12\.[0-9]+\+deb13(\.[0-9]+)?-amd64)-unsigned$'
 		# the CRCs (crc64-rocksoft, crc-t10dif) and virtio_pci are built in here; nvme-core
 		# needs nvme-auth
-		KSPEC_MODULES="nvme vfio_iommu_type1 vfio-pci uio_pci_generic virtio_pci virtio_blk"
+		KSPEC_MODULES="nvme vfio_iommu_type1 vfio-pci uio_pci_generic virtio_pci virtio_blk vgem"
 		;;
 	7.2)
 		# sid: linux-image-* is an empty metapackage; the kernel image is in linux-binary-*, the
-		# modules (.ko.xz) in linux-modules-*, modules.builtin and the like in linux-base-*
+		# modules (.ko.xz) in linux-modules-*, modules.builtin and the like in linux-base-*; udmabuf is
+		# built in
 		KSPEC_SUITE=sid
 		KSPEC_SOURCES="debian sid"
 		KSPEC_PACKAGES='^linux-binary-unsigned-(7\.2\.[0-9]+\+deb14(\.[0-9]+)?-amd64)$ linux-modules-@ABI@ linux-base-@ABI@'
 		# nvme-core needs nvme-auth and nvme-keyring; .ko.xz are unpacked for busybox insmod
-		KSPEC_MODULES="nvme vfio_iommu_type1 vfio-pci uio_pci_generic virtio_pci virtio_blk"
+		KSPEC_MODULES="nvme vfio_iommu_type1 vfio-pci uio_pci_generic virtio_pci virtio_blk vgem"
 		;;
 	*)
 		die "$VM_EXIT_USAGE" "kernel '$1' is not supported (supported: $VM_KERNELS)"

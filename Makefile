@@ -35,7 +35,7 @@ endif
 # Debian packages: build and tests; the testbed (tests/vm) adds QEMU and the initramfs tools.
 DEPS := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libsqlite3-dev sqlite3 \
 	libtraceevent-dev libtracefs-dev libtracecmd-dev liburing-dev libcmocka-dev pkg-config \
-	trace-cmd qemu-system-x86 busybox-static cpio xz-utils kmod debootstrap
+	trace-cmd qemu-system-x86 busybox-static cpio xz-utils kmod debootstrap gnuplot-nox
 
 all: $(BUILD)/iommutrace
 

@@ -9,5 +9,7 @@ int cmd_devices(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_map(int argc, char **argv);
 int cmd_io(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_audit(int argc, char **argv);
 
 #endif

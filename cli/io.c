@@ -41,7 +41,7 @@ struct io_opts {
 	enum io_workload workload;
 	uint64_t bs, size, offset, window, iova, duration_ns, repeat, nsid, seed;
 	uint32_t qds[MAX_QDS], nqds, max_qd;
-	bool verify, json, force, replace, allow_write, nsid_given;
+	bool verify, json, force, replace, append, allow_write, nsid_given;
 	const char *db_path;
 	int report_fd;			/* -1 unless io -o's recorder runs this */
 };
@@ -54,7 +54,7 @@ static void usage(FILE *f)
 "                     [--bs SIZE] [--qd LIST] [--time SECONDS] [--repeat N]\n"
 "                     [--buffer KIND] [--size SIZE] [--offset SIZE] [--window SIZE]\n"
 "                     [--iova ADDR] [--mapper type1|iommufd] [--verify] [--json]\n"
-"                     [-o FILE.db [--replace]] [--force]\n"
+"                     [-o FILE.db [--replace | --append]] [--force]\n"
 "\n"
 "Reads from an NVMe namespace into a buffer and measures IOPS, bandwidth and latency, for each\n"
 "queue depth of --qd and each repeat. Several --device run each point at the same time, one\n"
@@ -103,6 +103,8 @@ static void usage(FILE *f)
 "                        io_total_view), so each point's throughput joins the mappings made\n"
 "                        during it\n"
 "      --replace         with -o: replace an existing FILE\n"
+"      --append          with -o: add this run's session to FILE when it exists (several\n"
+"                        runs in one database, which report compares)\n"
 "  -f, --force           take a device whose block devices are mounted or held\n"
 "  -v, --verbose         debug messages\n"
 "  -h, --help            this text\n"
@@ -179,6 +181,7 @@ static int parse_args(int argc, char **argv, struct io_opts *o, const char **siz
 		{ "force", no_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "replace", no_argument, NULL, 'R' },
+		{ "append", no_argument, NULL, 'P' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
@@ -215,6 +218,7 @@ static int parse_args(int argc, char **argv, struct io_opts *o, const char **siz
 		case 'f': o->force = true; break;
 		case 'o': o->db_path = optarg; break;
 		case 'R': o->replace = true; break;
+		case 'P': o->append = true; break;
 		case 'v': log_verbose++; break;
 		case 'h': usage(stdout); return 1;
 		default: return -1;
@@ -254,10 +258,8 @@ static int parse_args(int argc, char **argv, struct io_opts *o, const char **siz
 			  "only (iommufd maps a BAR only as a dma-buf of a device it holds itself)");
 		return -1;
 	}
-	if (o->replace && !o->db_path) {
-		log_error("--replace replaces the -o database; give -o FILE");
+	if (self_record_check_options(o->db_path, o->replace, o->append))
 		return -1;
-	}
 	return 0;
 }
 
@@ -616,6 +618,7 @@ int cmd_io(int argc, char **argv)
 		return IT_EXIT_FAILURE;
 	if (o.db_path && o.report_fd < 0)
 		return self_record_run(argc, argv, &(struct self_record){
-			.db_path = o.db_path, .replace = o.replace, .store = store_report });
+			.db_path = o.db_path, .replace = o.replace, .append = o.append,
+			.store = store_report });
 	return run_io(&o);
 }

@@ -16,6 +16,8 @@ static const struct command {
 	{ "import", cmd_import, "read a trace-cmd trace.dat or ftrace text file into a database" },
 	{ "map", cmd_map, "map a buffer into a device's IOMMU domain through VFIO (recording with -o)" },
 	{ "io", cmd_io, "read (or write) NVMe namespaces through a user-space driver or the kernel's; IOPS, latency" },
+	{ "report", cmd_report, "explain a database: maps, page sizes, live bytes, churn, runs, per session and domain" },
+	{ "audit", cmd_audit, "audit align: why pages are not larger; audit bar: mappings of PCI BARs, IOTLB reach" },
 };
 
 static void usage(FILE *f)

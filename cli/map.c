@@ -31,10 +31,10 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: iommutrace map --device BDF --buffer KIND --size SIZE [--offset SIZE] [--iova ADDR]\n"
-"                      [--mapper type1|iommufd] [--hold] [--repeat N] [-o FILE.db [--replace]]\n"
-"                      [--force]\n"
+"                      [--mapper type1|iommufd] [--hold] [--repeat N]\n"
+"                      [-o FILE.db [--replace | --append]] [--force]\n"
 "       iommutrace map --import-as BDF --buffer KIND --size SIZE [--offset SIZE] [--hold]\n"
-"                      [--repeat N] [-o FILE.db [--replace]] [--force]\n"
+"                      [--repeat N] [-o FILE.db [--replace | --append]] [--force]\n"
 "\n"
 "Maps a buffer into the IOMMU domain of a device as user-space drivers do: binds the device to\n"
 "vfio-pci, gives it a domain of its own (a VFIO type1 container, or an iommufd IOAS), maps the\n"
@@ -76,6 +76,8 @@ static void usage(FILE *f)
 "                        (map_runs, map_backing, map_expected_pages, map_dma_segments); the\n"
 "                        exit status is the mapping's\n"
 "      --replace         with -o: replace an existing FILE\n"
+"      --append          with -o: add this run's session to FILE when it exists (several\n"
+"                        runs in one database, which report compares)\n"
 "  -f, --force           take a device (or a BAR's device) whose block devices are mounted or\n"
 "                        held\n"
 "  -v, --verbose         debug messages\n"
@@ -123,6 +125,7 @@ static int parse_args(int argc, char **argv, struct map_opts *o)
 		{ "output", required_argument, NULL, 'o' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "replace", no_argument, NULL, 'R' },
+		{ "append", no_argument, NULL, 'A' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
@@ -145,6 +148,7 @@ static int parse_args(int argc, char **argv, struct map_opts *o)
 		case 'o': o->db_path = optarg; break;
 		case 'f': o->force = true; break;
 		case 'R': o->replace = true; break;
+		case 'A': o->append = true; break;
 		case 'v': log_verbose++; break;
 		case 'h': usage(stdout); return 1;
 		default: return -1;
@@ -167,10 +171,8 @@ static int parse_args(int argc, char **argv, struct map_opts *o)
 			  "map --help'");
 		return -1;
 	}
-	if (o->replace && !o->db_path) {
-		log_error("--replace replaces the -o database; give -o FILE");
+	if (self_record_check_options(o->db_path, o->replace, o->append))
 		return -1;
-	}
 	if (parse_bdf(device, o->device)) {
 		log_error("bad PCI address '%s': give DDDD:BB:DD.F, e.g. 0000:00:05.0", device);
 		return -1;
@@ -346,6 +348,7 @@ int cmd_map(int argc, char **argv)
 		return IT_EXIT_FAILURE;
 	if (o.db_path && report_fd < 0)
 		return self_record_run(argc, argv, &(struct self_record){
-			.db_path = o.db_path, .replace = o.replace, .store = store_report });
+			.db_path = o.db_path, .replace = o.replace, .append = o.append,
+			.store = store_report });
 	return o.import ? map_import_run(&o, report_fd) : run_map(&o, report_fd);
 }

@@ -16,7 +16,7 @@ struct map_opts {
 	struct buffer_spec buffer;
 	enum mapper_kind mapper;
 	uint64_t size, offset, iova, repeat;
-	bool iova_given, hold, force, replace;
+	bool iova_given, hold, force, replace, append;
 	const char *db_path;
 };
 

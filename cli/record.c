@@ -12,7 +12,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: iommutrace record -o FILE.db [-d TIME] [--force] [--ring-size SIZE] [--tracefs]\n"
+"usage: iommutrace record -o FILE.db [-d TIME] [--force | --append] [--ring-size SIZE] [--tracefs]\n"
 "                         [--root DIR] [-- COMMAND ARGS...]\n"
 "       iommutrace record --list-probes\n"
 "\n"
@@ -25,6 +25,9 @@ static void usage(FILE *f)
 "  -o, --output FILE     database to create (refused if it exists, unless --force)\n"
 "  -d, --duration TIME   stop after TIME: seconds, or with a unit (us, ms, s, m, h)\n"
 "  -f, --force           replace an existing FILE\n"
+"  -a, --append          add this session to FILE when it exists (an iommutrace database; an\n"
+"                        older one is migrated): several sessions in one file, which report\n"
+"                        shows one by one and compares (IOMMU off against on)\n"
 "      --ring-size SIZE  BPF ring buffer size (default 16M; K/M/G suffixes)\n"
 "      --tracefs         capture the tracepoints through tracefs instead of eBPF\n"
 "                        (no domains, no driver page sizes)\n"
@@ -44,6 +47,7 @@ int cmd_record(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "force", no_argument, NULL, 'f' },
+		{ "append", no_argument, NULL, 'a' },
 		{ "ring-size", required_argument, NULL, 'r' },
 		{ "tracefs", no_argument, NULL, 't' },
 		{ "list-probes", no_argument, NULL, 'l' },
@@ -56,7 +60,7 @@ int cmd_record(int argc, char **argv)
 	int opt, list = 0;
 	uint64_t size;
 
-	while ((opt = cli_getopt(argc, argv, "+o:d:fvh", long_opts, "record")) != -1) {
+	while ((opt = cli_getopt(argc, argv, "+o:d:favh", long_opts, "record")) != -1) {
 		switch (opt) {
 		case 'o':
 			o.db_path = optarg;
@@ -70,6 +74,9 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'f':
 			o.force = true;
+			break;
+		case 'a':
+			o.append = true;
 			break;
 		case 'r':
 			if (parse_size(optarg, &size) || size < 4096 || size > (1ull << 31)) {
@@ -109,6 +116,10 @@ int cmd_record(int argc, char **argv)
 		return recorder_list_probes(&o);
 	if (!o.db_path) {
 		log_error("no output database: give -o FILE.db");
+		return IT_EXIT_USAGE;
+	}
+	if (o.force && o.append) {
+		log_error("--force replaces FILE and --append adds to it: give one");
 		return IT_EXIT_USAGE;
 	}
 	return recorder_run(&o);

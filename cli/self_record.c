@@ -22,6 +22,20 @@ static int store(sqlite3 *db, int64_t session_id, void *ctx)
 	return s->r->store(db, session_id, s->fd);
 }
 
+int self_record_check_options(const char *db_path, bool replace, bool append)
+{
+	if ((replace || append) && !db_path) {
+		log_error("--%s names what to do with the -o database; give -o FILE",
+			  replace ? "replace" : "append");
+		return -1;
+	}
+	if (replace && append) {
+		log_error("--replace replaces the -o database and --append adds to it: give one");
+		return -1;
+	}
+	return 0;
+}
+
 int self_record_run(int argc, char **argv, const struct self_record *r)
 {
 	char exe[PATH_MAX];
@@ -29,7 +43,7 @@ int self_record_run(int argc, char **argv, const struct self_record *r)
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	struct store_ctx ctx = { .r = r, .fd = -1 };
 	int status = -1, ret = IT_EXIT_FAILURE, k = 0;
-	struct recorder_opts o = { .db_path = r->db_path, .force = r->replace,
+	struct recorder_opts o = { .db_path = r->db_path, .force = r->replace, .append = r->append,
 				   .force_option = "--replace", .sysfs_root = "/",
 				   .command = command, .command_status = &status,
 				   .store_extra = store, .store_extra_ctx = &ctx };

@@ -12,10 +12,14 @@
 struct self_record {
 	const char *db_path;
 	bool replace;			/* replace an existing database */
+	bool append;			/* add the session to an existing database */
 	/* stores the report (at the start of report_fd) with the session; 0 or -1 */
 	int (*store)(sqlite3 *db, int64_t session_id, int report_fd);
 };
 
+/* The -o options of map and io: --replace and --append need -o, and exclude each other. 0, or
+ * -1 (logged: the caller exits with IT_EXIT_USAGE). */
+int self_record_check_options(const char *db_path, bool replace, bool append);
 /* Runs the command (argv as the subcommand got it, argv[0] its name) under the recorder. Returns
  * the command's exit status when the recording went well, else the recorder's (enum it_exit). */
 int self_record_run(int argc, char **argv, const struct self_record *r);

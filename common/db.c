@@ -7,6 +7,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 #include "db.h"
+#include "analyzer/lifetimes.h"
+#include "analyzer/views.h"
 #include "log.h"
 #include "schema.h"
 
@@ -77,6 +79,19 @@ cleanup:
 	return ret;
 }
 
+/* Version 7 derived map_pieces from each session's maps and unmaps: done for the sessions a
+ * migrated file has. */
+static int lifetimes_all(sqlite3 *db)
+{
+	sqlite3_stmt *st = itdb_prepare(db, "SELECT session_id FROM sessions ORDER BY session_id");
+	int rc = st ? 0 : -1;
+
+	while (!rc && sqlite3_step(st) == SQLITE_ROW)
+		rc = lifetimes_compute(db, sqlite3_column_int64(st, 0));
+	sqlite3_finalize(st);
+	return rc;
+}
+
 /* Whether map_runs exists without the columns version 6 added (versions 2 to 5). */
 static bool map_runs_before_v6(sqlite3 *db)
 {
@@ -104,8 +119,9 @@ static int create_schema(sqlite3 *db, long from_version)
 	if (itdb_exec(db, "BEGIN", "create schema") ||
 	    (v3 && itdb_exec(db, it_schema_v3_before_sql, "migrate schema 3")) ||
 	    (v2_to_5 && itdb_exec(db, it_schema_v5_before_sql, "migrate schema 5")) ||
-	    itdb_exec(db, it_schema_sql, "create schema") ||
+	    itdb_exec(db, it_schema_sql, "create schema") || analyzer_views_create(db) ||
 	    (v3 && itdb_exec(db, it_schema_v3_after_sql, "migrate schema 3")) ||
+	    (from_version && from_version < 7 && lifetimes_all(db)) ||
 	    itdb_exec(db, sql, "create schema") ||
 	    itdb_exec(db, "COMMIT", "create schema")) {
 		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);	/* the error is logged */
@@ -168,6 +184,23 @@ too_long:
 	return -1;
 }
 
+int itdb_check_append(const char *path, char *err, size_t errlen)
+{
+	sqlite3 *db;
+
+	if (!file_has_content(path))
+		return itdb_check_create(path, 0, NULL, err, errlen);
+	if (access(path, W_OK)) {
+		snprintf(err, errlen, "cannot add a session to %s: %s", path, strerror(errno));
+		return -1;
+	}
+	db = itdb_open(path, ITDB_READ, err, errlen);	/* ours, and not newer */
+	if (!db)
+		return -1;
+	sqlite3_close(db);
+	return 0;
+}
+
 sqlite3 *itdb_open(const char *path, enum itdb_open_mode mode, char *err, size_t errlen)
 {
 	sqlite3 *db = NULL;
@@ -180,7 +213,7 @@ sqlite3 *itdb_open(const char *path, enum itdb_open_mode mode, char *err, size_t
 		snprintf(err, errlen, "%s exists; use --force to replace it, or choose another -o", path);
 		return NULL;
 	}
-	if (mode == ITDB_READ && !exists) {
+	if ((mode == ITDB_READ || mode == ITDB_MIGRATE) && !exists) {
 		snprintf(err, errlen, "%s: %s", path,
 			 access(path, F_OK) ? strerror(errno) : "empty file, not a database");
 		return NULL;
@@ -313,6 +346,9 @@ int itdb_session_end(sqlite3 *db, int64_t session_id, const struct itdb_session_
 	if (itdb_step_done(st, "mark session complete"))
 		goto cleanup;
 	if (itdb_exec(db, it_schema_index_sql, "create indexes"))
+		goto cleanup;
+	/* what the whole session's maps and unmaps imply, for the analyzer's views */
+	if (lifetimes_compute(db, session_id))
 		goto cleanup;
 	ret = 0;
 cleanup:

@@ -13,6 +13,7 @@ enum itdb_open_mode {
 	ITDB_CREATE_FORCE,	/* new file; replace an existing one */
 	ITDB_APPEND,		/* existing iommutrace database, or a new file */
 	ITDB_READ,		/* existing iommutrace database, read-only */
+	ITDB_MIGRATE,		/* existing iommutrace database, migrated when older (analyzer) */
 };
 
 /* Opens path. On failure returns NULL and writes one line for the user into err (what failed
@@ -24,6 +25,11 @@ sqlite3 *itdb_open(const char *path, enum itdb_open_mode mode, char *err, size_t
  * sets force; "--force" when NULL). */
 int itdb_check_create(const char *path, int force, const char *force_option, char *err,
 		      size_t errlen);
+/* Checks, before any slow work, that itdb_open(path, ITDB_APPEND) can add a session: an existing
+ * file must be an iommutrace database of a version this iommutrace writes (an older one is
+ * migrated) and writable; a missing one is created in a writable directory. Returns 0, or -1
+ * with one line for the user in err. */
+int itdb_check_append(const char *path, char *err, size_t errlen);
 /* Removes path and its -wal, -shm and -journal files (missing ones are fine). Returns 0, or -1
  * with one line for the user in err. */
 int itdb_remove(const char *path, char *err, size_t errlen);

@@ -1,5 +1,7 @@
 /* Streaming JSON output with RFC 8259 string escaping. */
 #include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include "json_writer.h"
 
@@ -165,6 +167,23 @@ void json_int(struct json_writer *w, const char *key, int64_t v)
 {
 	begin_value(w, key);
 	fprintf(w->f, "%" PRId64, v);
+}
+
+void json_double(struct json_writer *w, const char *key, double v)
+{
+	char s[32];
+
+	begin_value(w, key);
+	/* the shortest of 15 to 17 digits that reads back as v: 0.04096, not 0.040960000000000003 */
+	for (int digits = 15; digits <= 17; digits++) {
+		snprintf(s, sizeof(s), "%.*g", digits, v);
+		if (strtod(s, NULL) == v)
+			break;
+	}
+	if (isfinite(v))
+		fputs(s, w->f);
+	else
+		fputs("null", w->f);	/* JSON has no NaN or infinity */
 }
 
 void json_bool(struct json_writer *w, const char *key, bool v)

@@ -28,6 +28,8 @@ void json_end_array(struct json_writer *w);
 /* A NULL s writes null. */
 void json_string(struct json_writer *w, const char *key, const char *s);
 void json_int(struct json_writer *w, const char *key, int64_t v);
+/* A non-finite v writes null. */
+void json_double(struct json_writer *w, const char *key, double v);
 void json_bool(struct json_writer *w, const char *key, bool v);
 void json_null(struct json_writer *w, const char *key);
 /* A string of "0x" and lowercase hex digits: registers and addresses, which exceed the

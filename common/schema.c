@@ -1,8 +1,6 @@
 /* The SQL text of the schema; see docs/schema.md for what each column means. */
 #include "schema.h"
 
-/* A nullable address column as hex text; NULL stays NULL (printf would print 0x0) */
-#define HEX(col) "CASE WHEN " col " IS NULL THEN NULL ELSE printf('0x%x', " col ") END"
 
 const char it_schema_sql[] =
 "CREATE TABLE IF NOT EXISTS meta ("
@@ -177,6 +175,25 @@ const char it_schema_sql[] =
 "  event TEXT NOT NULL,"
 "  lost INTEGER NOT NULL,"
 "  reason TEXT NOT NULL);"		/* ringbuf-full | tracefs-overrun | ... */
+
+/* Lifetimes of mapped IOVA ranges (schema 7; analyzer/lifetimes.h): a map is one piece while
+ * whole; an unmap of part of it ends that part and leaves the rest as pieces of their own. */
+"CREATE TABLE IF NOT EXISTS map_pieces ("
+"  session_id INTEGER NOT NULL REFERENCES sessions,"
+"  map_id INTEGER NOT NULL,"		/* the map that made it */
+"  domain_ptr INTEGER,"
+"  iova INTEGER NOT NULL,"
+"  paddr INTEGER NOT NULL,"
+"  size_bytes INTEGER NOT NULL,"
+"  mapped_ns INTEGER NOT NULL,"
+"  unmapped_ns INTEGER,"			/* NULL: still mapped when the session ended */
+"  unmap_id INTEGER,"			/* the unmap that ended it; NULL when remapped or live */
+"  end_reason TEXT);"			/* unmap | remapped (mapped over, its unmap unseen) | NULL */
+
+/* Which sessions map_pieces was computed for, and from how many events. */
+"CREATE TABLE IF NOT EXISTS map_pieces_state ("
+"  session_id INTEGER PRIMARY KEY REFERENCES sessions,"
+"  maps INTEGER NOT NULL, unmaps INTEGER NOT NULL, pieces INTEGER NOT NULL);"
 
 /* One per `map -o` session: what it was asked to map and what it measured. */
 "CREATE TABLE IF NOT EXISTS map_runs ("
@@ -372,6 +389,23 @@ const char it_schema_sql[] =
 "  FROM map_backing k LEFT JOIN bars b ON b.session_id = k.session_id"
 "   AND k.paddr >= b.start_addr AND k.paddr < b.start_addr + b.size_bytes;"
 
+/* What was still mapped when the session ended, per map: the bytes of it never unmapped. */
+"CREATE VIEW IF NOT EXISTS live_mappings_view AS SELECT p.session_id, p.map_id,"
+"  " HEX("p.domain_ptr") " AS domain, p.domain_ptr, printf('0x%x', p.iova) AS iova_hex,"
+"  printf('0x%x', p.paddr) AS paddr_hex, p.iova, p.paddr, p.size_bytes, p.mapped_ns, m.comm"
+"  FROM map_pieces p LEFT JOIN maps m ON m.map_id = p.map_id WHERE p.unmapped_ns IS NULL;"
+
+/* Live mapped bytes per domain after each change (a map, an unmap, the end of a remapped piece),
+ * from map_pieces: MAX(live_bytes) is the domain's peak. */
+"CREATE VIEW IF NOT EXISTS live_bytes_view AS"
+"  WITH changes AS (SELECT session_id, domain_ptr, mapped_ns AS ts_ns, size_bytes AS delta"
+"    FROM map_pieces UNION ALL SELECT session_id, domain_ptr, unmapped_ns, -size_bytes"
+"    FROM map_pieces WHERE unmapped_ns IS NOT NULL),"
+"  steps AS (SELECT session_id, domain_ptr, ts_ns, SUM(delta) AS delta FROM changes"
+"    GROUP BY session_id, domain_ptr, ts_ns)"
+"  SELECT session_id, domain_ptr, ts_ns, SUM(delta) OVER (PARTITION BY session_id, domain_ptr"
+"    ORDER BY ts_ns ROWS UNBOUNDED PRECEDING) AS live_bytes FROM steps;"
+
 /* Per map -o session and page size: the pages the leaf rule expects (per mapping, times the
  * mappings made) beside the driver pages recorded in the mapped IOVA range, which for an import
  * is every DMA segment of every repetition (a page counted once where repetitions reused an
@@ -424,4 +458,5 @@ const char it_schema_index_sql[] =
 "CREATE INDEX IF NOT EXISTS unmaps_by_thread ON unmaps(session_id, tid, ts_ns);"
 "CREATE INDEX IF NOT EXISTS maps_by_thread ON maps(session_id, tid, ts_ns);"
 "CREATE INDEX IF NOT EXISTS driver_maps_by_map ON driver_maps(map_id);"
-"CREATE INDEX IF NOT EXISTS driver_maps_by_unmap ON driver_maps(unmap_id);";
+"CREATE INDEX IF NOT EXISTS driver_maps_by_unmap ON driver_maps(unmap_id);"
+"CREATE INDEX IF NOT EXISTS map_pieces_by_session ON map_pieces(session_id, domain_ptr, mapped_ns);";

@@ -3,8 +3,11 @@
 #ifndef IOMMUTRACE_SCHEMA_H
 #define IOMMUTRACE_SCHEMA_H
 
-#define IT_SCHEMA_VERSION 6
+#define IT_SCHEMA_VERSION 7
 #define IT_APPLICATION_ID 0x494f4d54 /* "IOMT" in PRAGMA application_id */
+
+/* SQL text: a nullable address column as hex text; NULL stays NULL (printf would print 0x0). */
+#define HEX(col) "CASE WHEN " col " IS NULL THEN NULL ELSE printf('0x%x', " col ") END"
 
 /* DDL creating every table and view of IT_SCHEMA_VERSION (idempotent: IF NOT EXISTS). */
 extern const char it_schema_sql[];

@@ -267,7 +267,8 @@ int recorder_run(const struct recorder_opts *o)
 
 	/* the output is checked first and created last, so that a capture that cannot start
 	 * leaves an existing file (even with --force) and the directory as they were */
-	if (itdb_check_create(o->db_path, o->force, o->force_option, err, sizeof(err))) {
+	if (o->append ? itdb_check_append(o->db_path, err, sizeof(err)) :
+			itdb_check_create(o->db_path, o->force, o->force_option, err, sizeof(err))) {
 		log_error("%s", err);
 		return IT_EXIT_FAILURE;
 	}
@@ -278,7 +279,8 @@ int recorder_run(const struct recorder_opts *o)
 	if (ret != IT_EXIT_OK)
 		goto cleanup;
 	ret = IT_EXIT_FAILURE;
-	db = itdb_open(o->db_path, o->force ? ITDB_CREATE_FORCE : ITDB_CREATE, err, sizeof(err));
+	db = itdb_open(o->db_path, o->append ? ITDB_APPEND : o->force ? ITDB_CREATE_FORCE : ITDB_CREATE,
+		       err, sizeof(err));
 	if (!db) {
 		log_error("%s", err);
 		goto cleanup;

@@ -12,6 +12,7 @@
 struct recorder_opts {
 	const char *db_path;
 	bool force;			/* replace an existing database */
+	bool append;			/* add the session to an existing database (or a new one) */
 	const char *force_option;	/* the option that sets force, for messages; NULL: --force */
 	uint64_t duration_ns;		/* 0: until the command exits or a signal */
 	char **command;			/* NULL-terminated argv, or NULL */

@@ -37,6 +37,8 @@ done <<LIST
 --device $dev --offset 4K|only for bar buffers
 --device $dev --buffer udmabuf|is a dma-buf
 --device $dev --nsid 0|bad --nsid
+--device $dev --append|give -o FILE
+--device $dev -o /tmp/iommutrace-never.db --append --replace|give one
 $many|at most 32
 LIST
 "$bin" io --device $dev --time 250ms 2>"$err"

@@ -13,7 +13,9 @@ for args in "--device 00:00 --buffer anon --size 4K" "--device $dev --buffer ano
 	    "--device $dev --buffer nonsense --size 4K" "--device $dev --buffer anon" \
 	    "--device $dev --buffer hugetlb2m --size 3M" "--bogus" \
 	    "--device $dev --buffer anon --size 4K --mapper vfio" \
-	    "--device $dev --buffer anon --size 4K --replace"; do
+	    "--device $dev --buffer anon --size 4K --replace" \
+	    "--device $dev --buffer anon --size 4K --append" \
+	    "--device $dev --buffer anon --size 4K -o /tmp/x.db --append --replace"; do
 	"$bin" map $args 2>"$err"
 	check "map $args: exit" 2 $?
 	check "map $args: one line" 1 "$(wc -l <"$err")"

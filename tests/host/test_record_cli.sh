@@ -51,6 +51,20 @@ check "existing file untouched" "$before" "$(md5sum <"$dir/a.db")"
 "$bin" record -d 0.2 -f -o "$dir/a.db" >/dev/null 2>&1
 check "--force replaces" "0|1" "$?|$(q "$dir/a.db" "SELECT COUNT(*) FROM sessions")"
 
+# --append adds a session to an iommutrace database (or makes a new one), nothing else
+"$bin" record -d 0.2 --append -o "$dir/a.db" >/dev/null 2>&1
+check "--append adds a session" "0|1,2|2" \
+	"$?|$(q "$dir/a.db" "SELECT group_concat(session_id) FROM sessions")|$(q "$dir/a.db" "SELECT COUNT(*) FROM map_pieces_state")"
+"$bin" record -d 0.2 --append -o "$dir/new.db" >/dev/null 2>&1
+check "--append to a missing file makes it" "0|1" "$?|$(q "$dir/new.db" "SELECT COUNT(*) FROM sessions")"
+"$bin" record -d 0.2 --append --force -o "$dir/a.db" 2>"$dir/err"
+check "--append with --force: exit 2, one line" "2|1" "$?|$(wc -l <"$dir/err")"
+echo "not a database" >"$dir/text.db"
+"$bin" record -d 0.2 --append -o "$dir/text.db" 2>"$dir/err"
+check "--append to a foreign file: exit 1, one line naming it" "1|1" \
+	"$?|$(grep -c 'text.db is not an iommutrace database' "$dir/err")"
+check "the foreign file untouched" "not a database" "$(cat "$dir/text.db")"
+
 # bad input: one line, exit 2 (usage) or 1 (runtime)
 "$bin" record -d abc -o "$dir/b.db" 2>"$dir/err"
 check "bad duration exit" 2 $?

@@ -345,7 +345,7 @@ static void session_end_marks_complete(void **state)
 	assert_string_equal(sql_rows(f->db, "SELECT complete, end_reason, end_mono_ns, events_total,"
 				 " command_exit_status FROM sessions"), "1|duration|5000|3|NULL;");
 	assert_string_equal(sql_rows(f->db, "SELECT value FROM meta WHERE key = 'schema_version'"),
-			    "6;");
+			    "7;");
 }
 
 static void open_refuses_existing_foreign_and_newer_files(void **state)
@@ -404,6 +404,8 @@ static void open_migrates_version_1(void **state)
 	assert_non_null(db);
 	assert_int_equal(itdb_exec(db, "DROP VIEW map_pages_check_view; DROP TABLE map_runs;"
 				   " DROP VIEW map_backing_bars_view; DROP TABLE map_dma_segments;"
+				   " DROP VIEW live_mappings_view; DROP VIEW live_bytes_view;"
+				   " DROP TABLE map_pieces; DROP TABLE map_pieces_state;"
 				   " DROP TABLE map_backing; DROP TABLE map_expected_pages;"
 				   " UPDATE meta SET value = '1' WHERE key = 'schema_version'", "test"), 0);
 	itdb_close(db);
@@ -415,9 +417,9 @@ static void open_migrates_version_1(void **state)
 	assert_non_null(db);
 	assert_string_equal(sql_rows(db, tables), "map_backing,map_backing_bars_view,"
 			    "map_dma_segments,map_expected_pages,map_pages_check_view,map_pages_view,"
-			    "map_runs;");
+			    "map_pieces,map_pieces_state,map_runs;");
 	assert_string_equal(sql_rows(db, "SELECT value FROM meta WHERE key = 'schema_version'"),
-			    "6;");
+			    "7;");
 	itdb_close(db);
 	unlink(path);
 	rmdir(dir);
@@ -434,7 +436,8 @@ static void open_migrates_version_5(void **state)
 	snprintf(path, sizeof(path), "%s/v5.db", dir);
 	db = itdb_open(path, ITDB_CREATE, err, sizeof(err));
 	assert_non_null(db);
-	assert_int_equal(itdb_exec(db, "DROP VIEW map_pages_check_view; DROP VIEW map_backing_bars_view;"
+	assert_int_equal(itdb_exec(db, "DROP VIEW report_map_runs_view;"
+				   " DROP VIEW map_pages_check_view; DROP VIEW map_backing_bars_view;"
 				   " DROP TABLE map_dma_segments;"
 				   " ALTER TABLE map_runs DROP COLUMN phys_source;"
 				   " ALTER TABLE map_runs DROP COLUMN exporter;"
@@ -459,7 +462,7 @@ static void open_migrates_version_5(void **state)
 	assert_string_equal(sql_rows(db, "SELECT COUNT(*) FROM map_dma_segments"), "0;");
 	assert_string_equal(sql_rows(db, "SELECT session_id, agrees FROM map_pages_check_view"), "");
 	assert_string_equal(sql_rows(db, "SELECT value FROM meta WHERE key = 'schema_version'"),
-			    "6;");
+			    "7;");
 	itdb_close(db);
 	unlink(path);
 	rmdir(dir);

@@ -179,7 +179,7 @@ static void migrates_version_3_io_tables(void **state)
 	db = itdb_open(path, ITDB_APPEND, err, sizeof(err));
 	assert_non_null(db);
 	assert_string_equal(sql_rows(db, "SELECT value FROM meta WHERE key = 'schema_version'"),
-			    "6;");
+			    "7;");
 	assert_string_equal(sql_rows(db, "SELECT device_index, device, model, iova FROM io_devices"),
 			    "0|0000:00:04.0|M|1073741824;");
 	assert_string_equal(sql_rows(db, "SELECT device, device_index, qd, iops FROM io_summary_view"),

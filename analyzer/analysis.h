@@ -1,0 +1,23 @@
+/* What every analyzer command (report, audit align, audit bar) shares: the database opened for
+ * analysis (an existing iommutrace database, migrated when older, with one line for the user
+ * otherwise), the sessions asked for, and map lifetimes brought up to date for each (a session
+ * whose recorder was killed has none yet). Functions log one line on failure and return -1. */
+#ifndef IOMMUTRACE_ANALYSIS_H
+#define IOMMUTRACE_ANALYSIS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sqlite3.h>
+
+struct analysis {
+	sqlite3 *db;
+	const char *path;
+	int64_t *sessions;	/* ascending */
+	size_t nsessions;
+};
+
+/* Opens path; only_session >= 0 picks that session (refused when absent), else all of them. */
+int analysis_open(struct analysis *a, const char *path, int64_t only_session);
+void analysis_close(struct analysis *a);
+
+#endif

@@ -1,0 +1,195 @@
+/* The views behind report (see views.h and docs/schema.md): one per section of `iommutrace
+ * report`, each with session_id, so that the report is also a set of queries in sqlite3. */
+#include "common/schema.h"
+#include "views.h"
+
+/* The session's length in ns: NULL while incomplete, or for an import without events */
+#define DURATION_NS "(s.end_mono_ns - s.start_mono_ns)"
+
+/* iommu_domain.type as the kernel stores it (see docs/schema.md, domains) */
+#define DOMAIN_TYPE(col) \
+	"CASE " col " WHEN 0 THEN 'blocked' WHEN 1 THEN 'unmanaged' WHEN 3 THEN 'DMA'" \
+	" WHEN 4 THEN 'identity' WHEN 11 THEN 'DMA-FQ' ELSE CAST(" col " AS TEXT) END"
+
+/* Per session and domain (NULL, unknown, is one): its maps (count, bytes) and unmaps (count,
+ * bytes unmapped), for the views below. */
+#define DOMAIN_PARTS \
+	"m AS (SELECT session_id, domain_ptr, COUNT(*) AS maps, SUM(size_bytes) AS map_bytes" \
+	"  FROM maps GROUP BY session_id, domain_ptr)," \
+	"u AS (SELECT session_id, domain_ptr, COUNT(*) AS unmaps," \
+	"  SUM(unmapped_bytes) AS unmapped_bytes FROM unmaps GROUP BY session_id, domain_ptr),"
+
+const char analyzer_report_views_sql[] =
+/* The session: what was recorded, for how long, and whether all of it arrived. */
+"DROP VIEW IF EXISTS report_session_view;"
+"CREATE VIEW report_session_view AS SELECT s.session_id, s.kind, s.capture, s.hostname,"
+"  s.kernel_release, " DURATION_NS " / 1e9 AS duration_s, s.events_total, s.events_lost,"
+"  s.complete, s.end_reason, s.command_exit_status, s.command, s.source_path"
+"  FROM sessions s;"
+
+/* The probes, one row per role and outcome: which attached, how, and why the others did not. */
+"DROP VIEW IF EXISTS report_probes_view;"
+"CREATE VIEW report_probes_view AS SELECT session_id, role, attached, mechanism,"
+"  COUNT(*) AS probes, reason, group_concat(target, ' ') AS targets"
+"  FROM (SELECT * FROM probes ORDER BY session_id, probe_id)"
+"  GROUP BY session_id, role, attached, mechanism, reason"
+"  ORDER BY session_id, MIN(probe_id);"
+
+/* Per domain, and 'all' for the session: what was mapped and unmapped, and the leaf page-table
+ * entries written for the maps (observed, derived, or mixed where the maps had both). A domain
+ * is listed when a map, an unmap, a domains row or an attach names it; its type is the domains
+ * row's, else an attach's (a domain no core call named, such as a static blocking one). */
+"DROP VIEW IF EXISTS report_domains_view;"
+"CREATE VIEW report_domains_view AS WITH " DOMAIN_PARTS
+"  p AS (SELECT m.session_id, m.domain_ptr, SUM(d.pgcount) AS pages,"
+"    CASE WHEN MIN(d.source) = MAX(d.source) THEN MIN(d.source) ELSE 'mixed' END AS source"
+"    FROM maps m JOIN driver_maps d ON d.map_id = m.map_id AND d.op = 'map'"
+"    GROUP BY m.session_id, m.domain_ptr),"
+"  dev AS (SELECT session_id, domain_ptr, group_concat(device, ',') AS devices FROM"
+"    (SELECT session_id, domain_ptr, device FROM domain_devices_view ORDER BY device)"
+"    GROUP BY session_id, domain_ptr),"
+"  k AS (SELECT session_id, domain_ptr FROM m UNION SELECT session_id, domain_ptr FROM u"
+"    UNION SELECT session_id, domain_ptr FROM domains"
+"    UNION SELECT session_id, domain_ptr FROM dev)"
+"  SELECT k.session_id, " HEX("k.domain_ptr") " AS domain, " DOMAIN_TYPE("IFNULL(d.domain_type,"
+"    (SELECT a.domain_type FROM attaches a WHERE a.session_id = k.session_id"
+"     AND a.domain_ptr = k.domain_ptr AND a.domain_type IS NOT NULL LIMIT 1))") " AS type,"
+"    d.pgsize_bitmap, IFNULL(m.maps, 0) AS maps, IFNULL(m.map_bytes, 0) AS map_bytes,"
+"    IFNULL(u.unmaps, 0) AS unmaps, IFNULL(u.unmapped_bytes, 0) AS unmapped_bytes,"
+"    IFNULL(p.pages, 0) AS pages, p.source AS pages_source, dev.devices"
+"  FROM k LEFT JOIN domains d ON d.session_id = k.session_id AND d.domain_ptr = k.domain_ptr"
+"  LEFT JOIN m ON m.session_id = k.session_id AND m.domain_ptr IS k.domain_ptr"
+"  LEFT JOIN u ON u.session_id = k.session_id AND u.domain_ptr IS k.domain_ptr"
+"  LEFT JOIN p ON p.session_id = k.session_id AND p.domain_ptr IS k.domain_ptr"
+"  LEFT JOIN dev ON dev.session_id = k.session_id AND dev.domain_ptr IS k.domain_ptr"
+"  UNION ALL SELECT s.session_id, 'all', NULL, NULL,"
+"    (SELECT COUNT(*) FROM maps WHERE session_id = s.session_id),"
+"    (SELECT IFNULL(SUM(size_bytes), 0) FROM maps WHERE session_id = s.session_id),"
+"    (SELECT COUNT(*) FROM unmaps WHERE session_id = s.session_id),"
+"    (SELECT IFNULL(SUM(unmapped_bytes), 0) FROM unmaps WHERE session_id = s.session_id),"
+"    IFNULL(SUM(p.pages), 0),"
+"    CASE WHEN COUNT(DISTINCT p.source) > 1 THEN 'mixed' ELSE MIN(p.source) END,"
+"    (SELECT group_concat(device, ',') FROM (SELECT DISTINCT device FROM domain_devices_view"
+"     WHERE session_id = s.session_id ORDER BY device))"
+"  FROM sessions s LEFT JOIN p ON p.session_id = s.session_id GROUP BY s.session_id;"
+
+/* Per domain with maps or unmaps, and 'all' for the session: the most bytes mapped at once and
+ * those still mapped at the end (from map_pieces, through live_bytes_view and
+ * live_mappings_view), the bytes mapped over while still mapped, and maps per second of the
+ * session. The session's peak is that of the sum over its domains, which live_bytes_view (per
+ * domain) does not give: it is computed here the same way, over every domain. */
+"DROP VIEW IF EXISTS report_live_view;"
+"CREATE VIEW report_live_view AS WITH " DOMAIN_PARTS
+"  peak AS (SELECT session_id, domain_ptr, MAX(live_bytes) AS peak_live_bytes"
+"    FROM live_bytes_view GROUP BY session_id, domain_ptr),"
+"  live AS (SELECT session_id, domain_ptr, SUM(size_bytes) AS end_live_bytes,"
+"    COUNT(DISTINCT map_id) AS live_maps FROM live_mappings_view"
+"    GROUP BY session_id, domain_ptr),"
+"  remapped AS (SELECT session_id, domain_ptr, SUM(size_bytes) AS remapped_bytes"
+"    FROM map_pieces WHERE end_reason = 'remapped' GROUP BY session_id, domain_ptr),"
+"  steps AS (SELECT session_id, ts_ns, SUM(delta) AS delta FROM"
+"    (SELECT session_id, mapped_ns AS ts_ns, size_bytes AS delta FROM map_pieces"
+"     UNION ALL SELECT session_id, unmapped_ns, -size_bytes FROM map_pieces"
+"     WHERE unmapped_ns IS NOT NULL) GROUP BY session_id, ts_ns),"
+"  session_peak AS (SELECT session_id, MAX(live_bytes) AS peak_live_bytes FROM"
+"    (SELECT session_id, SUM(delta) OVER (PARTITION BY session_id ORDER BY ts_ns"
+"     ROWS UNBOUNDED PRECEDING) AS live_bytes FROM steps) GROUP BY session_id),"
+"  k AS (SELECT session_id, domain_ptr FROM m UNION SELECT session_id, domain_ptr FROM u)"
+"  SELECT k.session_id, " HEX("k.domain_ptr") " AS domain,"
+"    IFNULL(peak.peak_live_bytes, 0) AS peak_live_bytes,"
+"    IFNULL(live.end_live_bytes, 0) AS end_live_bytes, IFNULL(live.live_maps, 0) AS live_maps,"
+"    IFNULL(remapped.remapped_bytes, 0) AS remapped_bytes,"
+"    IFNULL(m.maps, 0) * 1e9 / NULLIF(" DURATION_NS ", 0) AS maps_per_s,"
+"    IFNULL(m.map_bytes, 0) * 1e9 / NULLIF(" DURATION_NS ", 0) AS map_bytes_per_s"
+"  FROM k JOIN sessions s ON s.session_id = k.session_id"
+"  LEFT JOIN m ON m.session_id = k.session_id AND m.domain_ptr IS k.domain_ptr"
+"  LEFT JOIN peak ON peak.session_id = k.session_id AND peak.domain_ptr IS k.domain_ptr"
+"  LEFT JOIN live ON live.session_id = k.session_id AND live.domain_ptr IS k.domain_ptr"
+"  LEFT JOIN remapped ON remapped.session_id = k.session_id"
+"   AND remapped.domain_ptr IS k.domain_ptr"
+"  UNION ALL SELECT s.session_id, 'all', IFNULL(sp.peak_live_bytes, 0),"
+"    (SELECT IFNULL(SUM(size_bytes), 0) FROM live_mappings_view WHERE session_id = s.session_id),"
+"    (SELECT COUNT(DISTINCT map_id) FROM live_mappings_view WHERE session_id = s.session_id),"
+"    (SELECT IFNULL(SUM(size_bytes), 0) FROM map_pieces WHERE session_id = s.session_id"
+"     AND end_reason = 'remapped'),"
+"    (SELECT COUNT(*) FROM maps WHERE session_id = s.session_id) * 1e9"
+"     / NULLIF(" DURATION_NS ", 0),"
+"    (SELECT IFNULL(SUM(size_bytes), 0) FROM maps WHERE session_id = s.session_id) * 1e9"
+"     / NULLIF(" DURATION_NS ", 0)"
+"  FROM sessions s LEFT JOIN session_peak sp ON sp.session_id = s.session_id;"
+
+/* Per domain: map calls by size class, each size rounded up to a power of two (a class of
+ * 16 KiB holds the calls of more than 8 KiB up to 16 KiB; size 0 is its own class, 0). The
+ * distinct sizes are few, so each is classed once. */
+"DROP VIEW IF EXISTS report_call_sizes_view;"
+"CREATE VIEW report_call_sizes_view AS"
+"  WITH RECURSIVE pow(p) AS (SELECT 1 UNION ALL SELECT p * 2 FROM pow"
+"    WHERE p < 4611686018427387904),"
+"  sizes AS (SELECT session_id, domain_ptr, size_bytes, COUNT(*) AS maps,"
+"    SUM(size_bytes) AS map_bytes FROM maps GROUP BY session_id, domain_ptr, size_bytes)"
+"  SELECT session_id, " HEX("domain_ptr") " AS domain,"
+"    CASE WHEN size_bytes <= 0 THEN 0 ELSE (SELECT MIN(p) FROM pow WHERE p >= size_bytes) END"
+"    AS call_size_bytes, SUM(maps) AS maps, SUM(map_bytes) AS map_bytes"
+"  FROM sizes GROUP BY session_id, domain_ptr, call_size_bytes;"
+
+/* Per domain: the leaf pages written for its maps, per page size and source (observed: the
+ * driver's map_pages arguments; derived: the leaf rule), each source on its own row, and the
+ * share of the domain's page bytes they hold. */
+"DROP VIEW IF EXISTS report_page_sizes_view;"
+"CREATE VIEW report_page_sizes_view AS"
+"  WITH r AS (SELECT m.session_id, m.domain_ptr, d.pgsize_bytes, d.source,"
+"    SUM(d.pgcount) AS pages, SUM(d.pgsize_bytes * d.pgcount) AS map_bytes"
+"    FROM maps m JOIN driver_maps d ON d.map_id = m.map_id AND d.op = 'map'"
+"    GROUP BY m.session_id, m.domain_ptr, d.pgsize_bytes, d.source)"
+"  SELECT session_id, " HEX("domain_ptr") " AS domain, pgsize_bytes, source, pages, map_bytes,"
+"    100.0 * map_bytes / SUM(map_bytes) OVER (PARTITION BY session_id, domain_ptr) AS bytes_pct"
+"  FROM r;"
+
+/* Per map with bytes still mapped when the session ended (live_mappings_view, its pieces
+ * added): the map as made, and how much of it is still mapped. */
+"DROP VIEW IF EXISTS report_live_mappings_view;"
+"CREATE VIEW report_live_mappings_view AS SELECT l.session_id, l.map_id,"
+"  " HEX("m.domain_ptr") " AS domain, m.iova, m.paddr, m.size_bytes,"
+"  SUM(l.size_bytes) AS live_bytes, (m.ts_ns - s.start_mono_ns) / 1e9 AS mapped_at_s, m.comm"
+"  FROM live_mappings_view l JOIN maps m ON m.map_id = l.map_id"
+"  JOIN sessions s ON s.session_id = l.session_id"
+"  GROUP BY l.session_id, l.map_id;"
+
+/* Lost events per kind and reason, over the CPUs that lost them, with what the reason means. */
+"DROP VIEW IF EXISTS report_losses_view;"
+"CREATE VIEW report_losses_view AS SELECT session_id, event, reason, SUM(lost) AS lost,"
+"  CASE reason"
+"   WHEN 'ringbuf-full'"
+"    THEN 'the BPF ring buffer was full: record again with a larger --ring-size'"
+"   WHEN 'tracefs-overrun' THEN 'the tracefs per-CPU buffer overran before it was read'"
+"   WHEN 'ftrace-lost' THEN 'ftrace overwrote them before they were read (the file says so)'"
+"   WHEN 'ftrace-lost-unknown' THEN 'the file marks a gap of unknown size (counted as 1)'"
+"   WHEN 'trace.dat-missed' THEN 'the trace.dat says the kernel missed them'"
+"   WHEN 'trace.dat-missed-unknown'"
+"    THEN 'the trace.dat marks a gap of unknown size (counted as 1)' END AS meaning,"
+"  group_concat(cpu, ',') AS cpus"
+"  FROM (SELECT * FROM losses ORDER BY session_id, cpu)"
+"  GROUP BY session_id, event, reason;"
+
+/* A map -o session's run, short: what was mapped, how often, and whether the driver wrote the
+ * pages the leaf rule expects (map_pages_check_view: every page size agrees; NULL when no page
+ * sizes were known to expect any). */
+"DROP VIEW IF EXISTS report_map_runs_view;"
+"CREATE VIEW report_map_runs_view AS SELECT r.session_id, r.mapper, r.device, r.buffer,"
+"  r.size_bytes, r.repeat_count, r.maps_done,"
+"  CASE WHEN r.expected_pgsize_bitmap IS NOT NULL THEN (SELECT MIN(c.agrees)"
+"   FROM map_pages_check_view c WHERE c.session_id = r.session_id) END AS pages_agree"
+"  FROM map_runs r;"
+
+/* An io -o session's run, short: what was read, on which devices, at which queue depths, and
+ * the best mean IOPS of all devices together (io_total_view) with its queue depth. */
+"DROP VIEW IF EXISTS report_io_runs_view;"
+"CREATE VIEW report_io_runs_view AS"
+"  WITH q AS (SELECT session_id, group_concat(qd, ',') AS qds FROM"
+"    (SELECT session_id, qd FROM io_total_view ORDER BY session_id, qd) GROUP BY session_id)"
+"  SELECT r.session_id, r.engine, r.workload, r.bs_bytes, r.buffer, r.device AS devices,"
+"    q.qds, (SELECT CAST(ROUND(MAX(t.iops)) AS INTEGER) FROM io_total_view t"
+"     WHERE t.session_id = r.session_id) AS best_iops,"
+"    (SELECT t.qd FROM io_total_view t WHERE t.session_id = r.session_id"
+"     ORDER BY t.iops DESC, t.qd LIMIT 1) AS best_qd"
+"  FROM io_runs r LEFT JOIN q ON q.session_id = r.session_id;";

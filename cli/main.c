@@ -18,6 +18,7 @@ static const struct command {
 	{ "io", cmd_io, "read (or write) NVMe namespaces through a user-space driver or the kernel's; IOPS, latency" },
 	{ "report", cmd_report, "explain a database: maps, page sizes, live bytes, churn, runs, per session and domain" },
 	{ "audit", cmd_audit, "audit align: why pages are not larger; audit bar: mappings of PCI BARs, IOTLB reach" },
+	{ "restore", cmd_restore, "put back devices a killed map or io left on vfio-pci or uio_pci_generic" },
 };
 
 static void usage(FILE *f)

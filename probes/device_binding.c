@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "common/log.h"
+#include "binding_journal.h"
 #include "device_binding.h"
 
 #define VFIO_PCI "vfio-pci"
@@ -33,6 +34,16 @@ static void current_driver(const char *bdf, char *out, size_t len)
 
 	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver", bdf);
 	if (sysfs_link_name(path, out, len))
+		out[0] = '\0';
+}
+
+/* "" when driver_override is not set (the kernel shows "(null)") */
+static void current_override(const char *bdf, char *out, size_t len)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver_override", bdf);
+	if (sysfs_read_text(path, out, len) || !strcmp(out, "(null)"))
 		out[0] = '\0';
 }
 
@@ -125,6 +136,60 @@ static int unbind(const char *bdf)
 	return write_sysfs(path, bdf);
 }
 
+/* An entry already there: a device that another iommutrace holds, or one that an iommutrace took
+ * and never put back, whose original binding only that entry knows. */
+static int check_journal(const char *bdf)
+{
+	struct binding_journal_entry e;
+	char path[PATH_MAX];
+
+	if (!binding_journal_read(bdf, &e)) {
+		switch (binding_journal_owner(&e)) {
+		case JOURNAL_OWNER_RUNNING:
+			log_error("%s is in use by another iommutrace (pid %d), which bound it to %s",
+				  bdf, (int)e.pid, e.bound_to);
+			return -1;
+		case JOURNAL_OWNER_GONE:
+			log_error("%s was bound to %s by an iommutrace (pid %d) that ended without "
+				  "putting it back: run 'iommutrace restore' first", bdf, e.bound_to,
+				  (int)e.pid);
+			return -1;
+		case JOURNAL_OWNER_OTHER_BOOT:
+			/* the binding it remembers ended with that boot; a new entry replaces it */
+			log_debug("%s: ignoring its binding journal entry of an earlier boot", bdf);
+			return 0;
+		}
+	}
+	if (errno == ENOENT)
+		return 0;
+	binding_journal_path(bdf, path, sizeof(path));
+	log_error("%s: its binding journal entry %s is %s: check the device's driver and "
+		  "driver_override, then remove the entry", bdf, path,
+		  errno == EINVAL ? "malformed" : strerror(errno));
+	return -1;
+}
+
+/* Before the device's binding changes: without the entry `iommutrace restore` could not put it
+ * back after a SIGKILL. */
+static int journal_binding(const struct device_binding *b, const char *driver_name)
+{
+	struct binding_journal_entry e;
+	char dir[PATH_MAX];
+
+	if (!binding_journal_entry_init(&e, b->bdf)) {
+		snprintf(e.orig_driver, sizeof(e.orig_driver), "%s", b->orig_driver);
+		snprintf(e.orig_override, sizeof(e.orig_override), "%s", b->orig_override);
+		snprintf(e.bound_to, sizeof(e.bound_to), "%s", driver_name);
+		if (!binding_journal_write(&e))
+			return 0;
+	}
+	binding_journal_dir(dir, sizeof(dir));
+	log_error("%s: cannot write its binding journal entry in %s (%s), without which it is not "
+		  "rebound: make that directory writable, or set IOMMUTRACE_RUN_DIR to one that is",
+		  b->bdf, dir, strerror(errno));
+	return -1;
+}
+
 int device_bind(struct device_binding *b, const char *bdf, const char *driver_name, bool force)
 {
 	char path[PATH_MAX], driver[SYSFS_NAME_MAX + 1];
@@ -137,6 +202,8 @@ int device_bind(struct device_binding *b, const char *bdf, const char *driver_na
 		log_error("no PCI device %s (%s: %s)", bdf, path, strerror(errno));
 		return -1;
 	}
+	if (check_journal(bdf))
+		return -1;
 	current_driver(bdf, b->orig_driver, sizeof(b->orig_driver));
 	if (!strcmp(b->orig_driver, driver_name))
 		return 0;
@@ -154,11 +221,11 @@ int device_bind(struct device_binding *b, const char *bdf, const char *driver_na
 	}
 	if (!force && device_in_use(bdf))
 		return -1;
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver_override", bdf);
-	if (sysfs_read_text(path, b->orig_override, sizeof(b->orig_override)) ||
-	    !strcmp(b->orig_override, "(null)"))
-		b->orig_override[0] = '\0';
+	current_override(bdf, b->orig_override, sizeof(b->orig_override));
+	if (journal_binding(b, driver_name))
+		return -1;
 	b->bound = true;
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver_override", bdf);
 	if (write_sysfs(path, driver_name) || (b->orig_driver[0] && unbind(bdf)) ||
 	    write_sysfs("/sys/bus/pci/drivers_probe", bdf))
 		return -1;
@@ -178,30 +245,42 @@ int device_bind_vfio(struct device_binding *b, const char *bdf, bool force)
 	return device_bind(b, bdf, VFIO_PCI, force);
 }
 
-int device_restore(struct device_binding *b)
+/* Nothing more to put back: the journal entry goes. */
+static enum device_put_back forget(const char *bdf, bool dry_run, enum device_put_back result)
 {
-	char path[PATH_MAX], driver[SYSFS_NAME_MAX + 1];
+	if (!dry_run && binding_journal_remove(bdf))
+		log_warn("%s: removing its binding journal entry: %s; 'iommutrace restore' drops it",
+			 bdf, strerror(errno));
+	return result;
+}
+
+enum device_put_back device_put_back(const struct device_binding *b, bool dry_run,
+				     char was[SYSFS_NAME_MAX + 1])
+{
+	char path[PATH_MAX], override[SYSFS_NAME_MAX + 1], driver[SYSFS_NAME_MAX + 1];
+	bool off_driver;
+	struct stat st;
 	int rc = 0;
 
-	struct stat st;
-
-	if (!b->bound)
-		return 0;
-	b->bound = false;
+	was[0] = '\0';
 	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s", b->bdf);
-	if (stat(path, &st) && errno == ENOENT) {
-		log_info("%s was removed from the system while in use; no binding is left to restore",
-			 b->bdf);
-		return 0;
-	}
-	current_driver(b->bdf, driver, sizeof(driver));
-	if (driver[0] && unbind(b->bdf))
+	if (stat(path, &st) && errno == ENOENT)
+		return forget(b->bdf, dry_run, DEVICE_PUT_BACK_GONE);
+	current_driver(b->bdf, was, SYSFS_NAME_MAX + 1);
+	current_override(b->bdf, override, sizeof(override));
+	/* e.g. a bind that stopped before the device left its driver */
+	off_driver = strcmp(was, b->orig_driver) != 0;
+	if (!off_driver && !strcmp(override, b->orig_override))
+		return forget(b->bdf, dry_run, DEVICE_PUT_BACK_ALREADY);
+	if (dry_run)
+		return DEVICE_PUT_BACK_DONE;
+	if (off_driver && was[0] && unbind(b->bdf))
 		rc = -1;
 	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver_override", b->bdf);
 	/* a lone newline clears driver_override */
 	if (write_sysfs(path, b->orig_override[0] ? b->orig_override : "\n"))
 		rc = -1;
-	if (b->orig_driver[0] && !rc) {
+	if (off_driver && b->orig_driver[0] && !rc) {
 		if (write_sysfs("/sys/bus/pci/drivers_probe", b->bdf))
 			rc = -1;
 		current_driver(b->bdf, driver, sizeof(driver));
@@ -211,7 +290,23 @@ int device_restore(struct device_binding *b)
 			rc = -1;
 		}
 	}
-	if (!rc)
-		log_debug("%s: restored to %s", b->bdf, b->orig_driver[0] ? b->orig_driver : "no driver");
-	return rc;
+	return rc ? DEVICE_PUT_BACK_FAILED : forget(b->bdf, false, DEVICE_PUT_BACK_DONE);
+}
+
+int device_restore(struct device_binding *b)
+{
+	char was[SYSFS_NAME_MAX + 1];
+	enum device_put_back result;
+
+	if (!b->bound)
+		return 0;
+	b->bound = false;
+	result = device_put_back(b, false, was);
+	if (result == DEVICE_PUT_BACK_GONE)
+		log_info("%s was removed from the system while in use; no binding is left to restore",
+			 b->bdf);
+	else if (result != DEVICE_PUT_BACK_FAILED)
+		log_debug("%s: restored to %s", b->bdf,
+			  b->orig_driver[0] ? b->orig_driver : "no driver");
+	return result == DEVICE_PUT_BACK_FAILED ? -1 : 0;
 }

@@ -1,8 +1,11 @@
 /* Binding a PCI device to vfio-pci (or, IOMMU off, uio_pci_generic) for the harness and putting
  * it back: driver_override, unbind, drivers_probe; the original driver and driver_override are
- * remembered and restored. A device without an IOMMU group (for vfio-pci), or whose new driver is
- * not loaded, is refused before it leaves its driver; one whose block devices are mounted or held
- * (dm, md, ...) too, unless forced. Functions log one line on failure and return -1. */
+ * remembered, in the binding journal too (binding_journal.h) for `iommutrace restore`, and
+ * restored. A device without an IOMMU group (for vfio-pci), or whose new driver is not loaded, is
+ * refused before it leaves its driver; one whose block devices are mounted or held (dm, md, ...)
+ * too, unless forced; and one whose journal entry cannot be written, or that has an entry
+ * already (another iommutrace holds it, or one left it without putting it back). Functions log
+ * one line on failure and return -1. */
 #ifndef IOMMUTRACE_DEVICE_BINDING_H
 #define IOMMUTRACE_DEVICE_BINDING_H
 
@@ -21,9 +24,25 @@ struct device_binding {
 int device_bind(struct device_binding *b, const char *bdf, const char *driver_name, bool force);
 /* device_bind to vfio-pci, which first needs the device to have an IOMMU group. */
 int device_bind_vfio(struct device_binding *b, const char *bdf, bool force);
-/* Unbinds it from vfio-pci, restores driver_override and reprobes the original driver; no-op
- * when device_bind_vfio changed nothing, or when the device has since been removed from the
- * system (said in one line). Safe to call twice. */
+/* Unbinds it from vfio-pci, restores driver_override and reprobes the original driver
+ * (device_put_back); no-op when device_bind_vfio changed nothing, or when the device has since
+ * been removed from the system (said in one line). Safe to call twice. */
 int device_restore(struct device_binding *b);
+
+/* What device_put_back found, and did unless asked for a dry run. */
+enum device_put_back {
+	DEVICE_PUT_BACK_FAILED = -1,	/* said in one line; the journal entry stays */
+	DEVICE_PUT_BACK_DONE,		/* back on its original driver and driver_override */
+	DEVICE_PUT_BACK_ALREADY,	/* it was: nothing written */
+	DEVICE_PUT_BACK_GONE,		/* no longer in the system: nothing to put back */
+};
+
+/* Puts the device b->bdf back on b->orig_driver (or none) with b->orig_override, from whatever
+ * driver it is on (written into was, "" for none): unbind, driver_override, drivers_probe. Its
+ * binding journal entry is removed once nothing is left to put back. dry_run: only finds out
+ * what it would do. device_restore for a binding of this process; `iommutrace restore` for one
+ * from the journal. */
+enum device_put_back device_put_back(const struct device_binding *b, bool dry_run,
+				     char was[SYSFS_NAME_MAX + 1]);
 
 #endif

@@ -92,6 +92,32 @@ if [ ! -e /sys/bus/pci/devices/$dev/iommu_group ]; then
 		"$(sqlite3 "$db" "SELECT count(*), max(size_bytes) FROM map_runs")"
 	rm -f "$db"
 fi
+# A device with a binding journal entry (in a temporary IOMMUTRACE_RUN_DIR) is refused in one line
+# before anything of it changes: held by an iommutrace that runs (this shell stands in, by pid
+# and start time), left by one that ended (restore first), or a malformed entry.
+run=$(mktemp -d /tmp/iommutrace-map-run-XXXXXX)
+mkdir "$run/bindings"
+sh -c 'exit 0' &
+dead=$!
+wait $dead
+own_start=$(sed 's/.*) //' /proc/$$/stat | cut -d' ' -f20)
+# refused_with PID START MESSAGE: given an entry of process PID (started at START), map refuses
+# $dev with MESSAGE
+refused_with() {
+	printf 'bdf=%s\ndriver=\ndriver_override=\nbound_to=vfio-pci\npid=%s\npid_start_ticks=%s\nboot_id=%s\n' \
+		$dev "$1" "$2" "$(cat /proc/sys/kernel/random/boot_id)" >"$run/bindings/$dev"
+	IOMMUTRACE_RUN_DIR=$run "$bin" map --device $dev --buffer anon --size 4K 2>"$err"
+	check "journal entry of pid $1: exit" 1 $?
+	check "journal entry of pid $1: one line" "iommutrace: error: $dev $3" "$(cat "$err")"
+}
+refused_with $dead 1 "was bound to vfio-pci by an iommutrace (pid $dead) that ended without putting it back: run 'iommutrace restore' first"
+refused_with $$ "$own_start" "is in use by another iommutrace (pid $$), which bound it to vfio-pci"
+echo 'bdf=' >"$run/bindings/$dev"
+IOMMUTRACE_RUN_DIR=$run "$bin" map --device $dev --buffer anon --size 4K 2>"$err"
+check "malformed journal entry: exit" 1 $?
+check "malformed journal entry: one line" "iommutrace: error: $dev: its binding journal entry $run/bindings/$dev is malformed: check the device's driver and driver_override, then remove the entry" "$(cat "$err")"
+check "malformed journal entry: left as it was" "bdf=" "$(cat "$run/bindings/$dev")"
+rm -rf "$run"
 check "$dev still without a driver" no "$([ -e /sys/bus/pci/devices/$dev/driver ] && echo yes || echo no)"
 check "$dev driver_override unchanged" "$override_before" "$(cat /sys/bus/pci/devices/$dev/driver_override)"
 

@@ -97,3 +97,12 @@ nvme_disk() {
 		return 0
 	done
 }
+
+# nvme_back WHAT [BDF]: the NVMe controller at BDF (default $NVME_DEV) is on its driver again as
+# remember_binding found it (check_restored), and the kernel reads its namespace 1
+nvme_back() {
+	local i=0 bdf=${2:-$NVME_DEV}
+	while [ ! -b "$(nvme_disk "$bdf")" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	check_restored "$bdf" "$1"
+	check "$1: the kernel reads $bdf again" dd if="$(nvme_disk "$bdf")" of=/dev/null bs=4k count=1 iflag=direct
+}

@@ -4,14 +4,6 @@
 #include "audit_align.h"
 #include "views.h"
 
-/* A byte count that is a multiple of a unit, exactly: "0", "4 KiB", "246 MiB", "1 GiB". */
-#define SIZE_TEXT(x) \
-	"(CASE WHEN " x " = 0 THEN '0'" \
-	" WHEN " x " % 1099511627776 = 0 THEN (" x " / 1099511627776) || ' TiB'" \
-	" WHEN " x " % 1073741824 = 0 THEN (" x " / 1073741824) || ' GiB'" \
-	" WHEN " x " % 1048576 = 0 THEN (" x " / 1048576) || ' MiB'" \
-	" WHEN " x " % 1024 = 0 THEN (" x " / 1024) || ' KiB' ELSE " x " || ' B' END)"
-
 /* 4 KiB, 2 MiB and 1 GiB: the leaf levels of every x86 IOMMU page table (VT-d second level, AMD
  * v1 and v2), what a mapping could get where nothing recorded says otherwise. */
 #define X86_PAGES "0x40201000"

@@ -3,12 +3,6 @@
  * between comparable runs with it off and on. */
 #include "views.h"
 
-/* A page size as people read it: "4 KiB", "2 MiB", "1 GiB". */
-#define SIZE_LABEL(x) \
-	"CASE WHEN " x " % 1073741824 = 0 THEN (" x " / 1073741824) || ' GiB'" \
-	" WHEN " x " % 1048576 = 0 THEN (" x " / 1048576) || ' MiB'" \
-	" WHEN " x " % 1024 = 0 THEN (" x " / 1024) || ' KiB' ELSE " x " || ' B' END"
-
 /* A map whose domain belongs to device v: unknown domains count, and so does every domain of a
  * device the recording tied to no domain (tracefs, import). */
 #define DEVICE_DOMAIN(m, v) \
@@ -116,7 +110,7 @@ const char analyzer_runs_views_sql[] =
 "DROP VIEW IF EXISTS runs_view;"
 "CREATE VIEW runs_view AS WITH " RUNS_CTES ","
 "page_rows AS (SELECT r.session_id, r.qd, g.pgsize_bytes, g.source,"
-"  " SIZE_LABEL("g.pgsize_bytes") " || ' x ' || g.pages || ' ' || g.source AS label"
+"  " SIZE_TEXT("g.pgsize_bytes") " || ' x ' || g.pages || ' ' || g.source AS label"
 "  FROM runs r JOIN runs_pages_view g ON g.session_id = r.session_id"
 "   AND (g.qd IS NULL OR g.qd = r.qd)"
 "  ORDER BY r.session_id, r.qd, g.pgsize_bytes, g.source),"

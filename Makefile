@@ -3,7 +3,8 @@
 # need. V=1 for full commands; SAN=1 for an ASan/UBSan build in build-san/.
 
 # SAN=1: AddressSanitizer + UBSan, in a build folder of its own
-BUILD ?= $(if $(filter 1,$(SAN)),build-san,build)
+# FUZZ=1: clang with libFuzzer instrumentation, ASan and UBSan, in build-fuzz/ (make fuzz)
+BUILD ?= $(if $(filter 1,$(FUZZ)),build-fuzz,$(if $(filter 1,$(SAN)),build-san,build))
 CC ?= cc
 CLANG ?= clang
 BPFTOOL ?= bpftool
@@ -15,6 +16,13 @@ CFLAGS += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE \
 	  -DIT_VERSION='"$(VERSION)"' -I$(BUILD) -I. \
 	  $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LDLIBS += $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -lelf -lz -lsqlite3) -lm
+
+ifeq ($(FUZZ),1)
+CC := $(CLANG)
+CFLAGS += -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer \
+	  -Wno-gnu-variable-sized-type-not-at-end
+LDFLAGS += -fsanitize=address,undefined
+endif
 
 ifeq ($(SAN),1)
 CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer
@@ -30,12 +38,13 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: all deps test unit-test host-test vmtest demo clean
+.PHONY: all deps test unit-test host-test vmtest demo bench clean fuzz fuzz-run
 
 # Debian packages: build and tests; the testbed (tests/vm) adds QEMU and the initramfs tools.
 DEPS := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libsqlite3-dev sqlite3 \
 	libtraceevent-dev libtracefs-dev libtracecmd-dev liburing-dev libcmocka-dev pkg-config \
-	trace-cmd qemu-system-x86 busybox-static cpio xz-utils kmod debootstrap gnuplot-nox
+	trace-cmd qemu-system-x86 busybox-static cpio xz-utils kmod debootstrap gnuplot-nox \
+	bpftrace fio valgrind
 
 all: $(BUILD)/iommutrace
 
@@ -50,6 +59,8 @@ deps:
 LIB_SRCS := $(wildcard common/*.c tracer/*.c analyzer/*.c probes/*.c nvme/*.c io/*.c) $(filter-out cli/main.c,$(wildcard cli/*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 MAIN_OBJ := $(BUILD)/cli/main.o
+
+include fuzz/fuzz.mk
 
 BPF_SRC := bpf/iommutrace.bpf.c
 BPF_OBJ := $(BUILD)/iommutrace.bpf.o
@@ -99,8 +110,8 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(BUILD)
 TEST_ENV := IOMMUTRACE=$(BUILD)/iommutrace \
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp UBSAN_OPTIONS=halt_on_error=1
 
-unit-test: $(UNIT_BINS)
-	@$(TEST_ENV) tests/run-tests unit $(UNIT_BINS)
+unit-test: $(UNIT_BINS) $(FUZZ_REPLAYS)
+	@$(TEST_ENV) tests/run-tests unit $(UNIT_BINS) $(FUZZ_REPLAYS)
 
 host-test: $(BUILD)/iommutrace $(HOST_BINS)
 	@$(TEST_ENV) tests/run-tests host $(HOST_BINS) $(wildcard tests/host/test_*.sh)
@@ -115,6 +126,23 @@ test: deps
 demo: deps
 	@$(MAKE) --no-print-directory $(BUILD)/iommutrace
 	@tests/demo $(BUILD)
+
+# Benchmarks (issue 7): one program per bench/bench_*.c, linked with the library objects like the
+# tests, and the other bench/*.c as helpers; bench/run runs them (and bench/testbed when it is
+# there) and prints one table. BENCH_ARGS=--no-testbed skips the testbed, --profile profiles misses.
+BENCH_SRCS := $(wildcard bench/bench_*.c)
+BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
+BENCH_HELPER_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(filter-out $(BENCH_SRCS),$(wildcard bench/*.c)))
+.SECONDARY: $(BENCH_HELPER_OBJS)
+
+$(BUILD)/bench/bench_%: bench/bench_%.c $(BENCH_HELPER_OBJS) $(LIB_OBJS) | $(BUILD)
+	$(call msg,BENCH-CC,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(BENCH_HELPER_OBJS) $(LIB_OBJS) $(LDLIBS) -lpthread -o $@
+
+bench: deps
+	@$(MAKE) --no-print-directory $(BUILD)/iommutrace $(BENCH_BINS)
+	@BUILD=$(BUILD) bench/run $(BENCH_ARGS)
 
 clean:
 	rm -rf $(BUILD)

@@ -1,6 +1,6 @@
 /* audit align: the rows of audit_align_view and audit_align_summary_view (see audit_align.h).
  * The session's groups are worked out once, into a temporary copy that the table, its notes and
- * the summary read: on a session of a million maps the view takes seconds. */
+ * the summary read (the view works every reason out, over the session's alike_maps). */
 #include <stdio.h>
 #include "common/db.h"
 #include "common/log.h"

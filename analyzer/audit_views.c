@@ -79,32 +79,56 @@
  * says more is not believed past that). */
 #define BAR_FRAMES_MAX "65536"
 
-/* pm: per map, the BAR its physical address falls in (bar_join: "LEFT JOIN" for every map,
- * "JOIN" for those in a BAR only) and the pages written. A BAR is found through the 1 GiB
- * frames it spans (bar_frames), so that maps of host memory, the most, meet no BAR at all. The
- * pages text is left to PAGES_TEXT, after grouping, where the map has pages of one size (the
- * usual case); other maps get theirs here (mixed_pages), summed per size, largest first
- * ("1 GiB x 1 + 4 KiB x 2"). */
-#define MAP_PAGES_CTES(bar_join) \
+/* bar_frames: each BAR through the 1 GiB frames it spans, so that maps of host memory, the
+ * most, meet no BAR at all. */
+#define BAR_FRAMES_CTE \
 	"bar_frames AS (SELECT session_id, start_addr >> 30 AS frame, bdf, bar_index, start_addr," \
 	"  size_bytes FROM bars WHERE size_bytes > 0 AND start_addr >= 0" \
 	"  UNION ALL SELECT session_id, frame + 1, bdf, bar_index, start_addr, size_bytes" \
 	"  FROM bar_frames WHERE frame < (start_addr + size_bytes - 1) >> 30" \
-	"   AND frame - (start_addr >> 30) < " BAR_FRAMES_MAX ")," \
+	"   AND frame - (start_addr >> 30) < " BAR_FRAMES_MAX "),"
+
+/* A map's BAR: its physical address (in table t) within a frame of the BAR. */
+#define IN_BAR_FRAME(t) \
+	"f.session_id = " t ".session_id AND f.frame = " t ".paddr >> 30" \
+	"   AND " t ".paddr >= f.start_addr AND " t ".paddr - f.start_addr < f.size_bytes"
+
+/* A map's pages of several sizes as text, summed per size, largest first ("1 GiB x 1 + 4 KiB
+ * x 2"), from its driver_maps rows. */
+#define MIXED_PAGES(map_id) \
+	"(SELECT group_concat(t, ' + ')" \
+	"   FROM (SELECT " SIZE_TEXT("pgsize_bytes") " || ' x ' || SUM(pgcount) AS t" \
+	"    FROM driver_maps x WHERE x.map_id = " map_id " AND x.op = 'map'" \
+	"    GROUP BY pgsize_bytes ORDER BY pgsize_bytes DESC))"
+
+/* pm: per map, the BAR its physical address falls in (bar_join: "LEFT JOIN" for every map,
+ * "JOIN" for those in a BAR only) and the pages written. The pages text is left to PAGES_TEXT,
+ * after grouping, where the map has pages of one size (the usual case); other maps get theirs
+ * here (mixed_pages). */
+#define MAP_PAGES_CTES(bar_join) \
+	BAR_FRAMES_CTE \
 	"pm AS (SELECT m.session_id, m.map_id, m.domain_ptr, m.iova, m.paddr, m.size_bytes," \
 	"  f.bdf AS bar_device, f.bar_index, m.paddr - f.start_addr AS bar_offset_bytes," \
 	"  f.size_bytes AS bar_size_bytes," \
-	"  CASE WHEN MIN(g.pgsize_bytes) != MAX(g.pgsize_bytes) THEN (SELECT group_concat(t, ' + ')" \
-	"   FROM (SELECT " SIZE_TEXT("pgsize_bytes") " || ' x ' || SUM(pgcount) AS t" \
-	"    FROM driver_maps x WHERE x.map_id = m.map_id AND x.op = 'map'" \
-	"    GROUP BY pgsize_bytes ORDER BY pgsize_bytes DESC)) END AS mixed_pages," \
+	"  CASE WHEN MIN(g.pgsize_bytes) != MAX(g.pgsize_bytes) THEN " MIXED_PAGES("m.map_id") \
+	"   END AS mixed_pages," \
 	"  CASE WHEN MIN(g.source) = MAX(g.source) THEN MIN(g.source)" \
 	"   WHEN COUNT(g.source) > 0 THEN 'observed+derived' END AS pages_source," \
 	"  SUM(g.pgcount) AS entries, MAX(g.pgsize_bytes) AS written_page_bytes" \
-	"  FROM maps m " bar_join " bar_frames f ON f.session_id = m.session_id" \
-	"   AND f.frame = m.paddr >> 30 AND m.paddr >= f.start_addr" \
-	"   AND m.paddr - f.start_addr < f.size_bytes" \
+	"  FROM maps m " bar_join " bar_frames f ON " IN_BAR_FRAME("m") \
 	"  LEFT JOIN driver_maps g ON g.map_id = m.map_id AND g.op = 'map' GROUP BY m.map_id),"
+
+/* pm as MAP_PAGES_CTES has it, but per group of maps the session summary made (alike_maps,
+ * analyzer/summary.h: alike maps, those in a BAR by exact address), with the group's first map
+ * (map_id, iova, paddr) and its number of maps: what audit align and audit bar group further. */
+#define GROUP_PAGES_CTES(bar_join) \
+	BAR_FRAMES_CTE \
+	"pm AS (SELECT mg.session_id, mg.first_map_id AS map_id, mg.maps, mg.domain_ptr, mg.iova," \
+	"  mg.paddr, mg.size_bytes, f.bdf AS bar_device, f.bar_index," \
+	"  mg.paddr - f.start_addr AS bar_offset_bytes, f.size_bytes AS bar_size_bytes," \
+	"  CASE WHEN mg.page_mix IS NOT NULL THEN " MIXED_PAGES("mg.first_map_id") \
+	"   END AS mixed_pages, mg.pages_source, mg.entries, mg.written_page_bytes" \
+	"  FROM alike_maps mg " bar_join " bar_frames f ON " IN_BAR_FRAME("mg") "),"
 
 /* The pages text of a row of pm (or of its groups) */
 #define PAGES_TEXT \
@@ -215,15 +239,17 @@ const char analyzer_audit_views_sql[] =
 
 /* Per session: the map calls grouped where alike (same domain, size, capped alignments, pages,
  * and so the same reason), most bytes below possible_page_bytes first (short_bytes). iova,
- * paddr and fix are those of the first map (first_map_id). The maps are first grouped by their
- * exact offsets within the largest page of the database that fits their length (every reason
- * depends on those only), so that the reasons are worked out once per such group. */
+ * paddr and fix are those of the first map (first_map_id). The maps come grouped by the session
+ * summary (alike_maps: by their offsets within the largest power of two not above their
+ * length), then by their offsets within the largest page of the database that fits their
+ * length (every reason depends on those only), so that the reasons are worked out once per such
+ * group. */
 "DROP VIEW IF EXISTS audit_align_view;"
 "CREATE VIEW audit_align_view AS WITH RECURSIVE " SIZES_CTE "," CONTEXT_CTES
-"  " MAP_PAGES_CTES("LEFT JOIN")
+"  " GROUP_PAGES_CTES("LEFT JOIN")
 "k AS (SELECT pm.*, IFNULL((SELECT MAX(p) FROM sizes WHERE p <= pm.size_bytes), 4096) AS cap"
 "  FROM pm),"
-"g AS (SELECT session_id, MIN(map_id) AS map_id, COUNT(*) AS maps, domain_ptr, iova, paddr,"
+"g AS (SELECT session_id, MIN(map_id) AS map_id, SUM(maps) AS maps, domain_ptr, iova, paddr,"
 "  size_bytes, bar_device, bar_index, bar_offset_bytes, bar_size_bytes, mixed_pages,"
 "  pages_source, entries, written_page_bytes FROM k"
 "  GROUP BY session_id, domain_ptr, size_bytes, iova & (cap - 1), paddr & (cap - 1),"
@@ -249,8 +275,8 @@ const char analyzer_audit_views_sql[] =
  * largest pages the IOMMU has (best_pages, best_entries: the largest first, then the rest). */
 "DROP VIEW IF EXISTS audit_bar_view;"
 "CREATE VIEW audit_bar_view AS WITH RECURSIVE " SIZES_CTE "," CONTEXT_CTES
-"  " MAP_PAGES_CTES("JOIN")
-"g AS (SELECT session_id, MIN(map_id) AS map_id, COUNT(*) AS maps, domain_ptr, iova, paddr,"
+"  " GROUP_PAGES_CTES("JOIN")
+"g AS (SELECT session_id, MIN(map_id) AS map_id, SUM(maps) AS maps, domain_ptr, iova, paddr,"
 "  size_bytes, bar_device, bar_index, bar_offset_bytes, bar_size_bytes, mixed_pages,"
 "  pages_source, entries, written_page_bytes FROM pm"
 "  GROUP BY session_id, bar_device, bar_index, bar_offset_bytes, size_bytes, domain_ptr, iova,"

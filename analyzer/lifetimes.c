@@ -1,13 +1,16 @@
-/* Lifetimes of mapped IOVA ranges (see lifetimes.h): the session's maps and unmaps read in time
- * order (two cursors over the by-time indexes, merged here), a live set per domain kept as an
- * array sorted by IOVA, and a map_pieces row written for every piece that ends, and for every
- * piece still live at the end. */
+/* Lifetimes of mapped IOVA ranges (see lifetimes.h): the session's maps (with their driver pages)
+ * and unmaps read in time order (two cursors over the by-time indexes, merged here), a live set
+ * per domain kept as an array sorted by IOVA, and a map_pieces row written for every piece that
+ * ends, and for every piece still live at the end (through piece_writer.h); the same sweep
+ * feeds the session's summaries (summary.h). */
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include "common/db.h"
 #include "common/log.h"
 #include "lifetimes.h"
+#include "piece_writer.h"
+#include "summary.h"
 
 struct piece {
 	uint64_t iova, size, paddr;
@@ -23,18 +26,32 @@ struct live {
 
 struct state {
 	int64_t sid;
-	sqlite3_stmt *insert;
+	struct piece_writer *out;
+	struct summary *sum;
 	struct live *domains;
 	size_t ndomains;
 	uint64_t pieces;
 };
 
-/* One event: a map, or an unmap (paddr unused). */
+/* One event: a map with its driver pages, or an unmap (paddr and pages unused). */
 struct event {
 	bool unmap;
 	int64_t id, ts_ns, domain;
 	bool known;
 	uint64_t iova, paddr, size;
+	const struct summary_page *pages;
+	size_t npages;
+};
+
+/* The maps of a session with their driver pages, one row per page (or one without): a map's
+ * rows are read together, the row after them kept for the next map. */
+struct map_reader {
+	sqlite3_stmt *st;
+	int pending;		/* 1: st holds the next map's first row; 0: done; -1: failed */
+	struct summary_page *pages;
+	size_t npages, cap;
+	char *text;		/* the pages' sources, one after another */
+	size_t *text_at, used, text_cap;
 };
 
 static struct live *live_of(struct state *s, const struct event *e)
@@ -57,29 +74,18 @@ static struct live *live_of(struct state *s, const struct event *e)
 static int emit(struct state *s, const struct live *l, const struct piece *p, uint64_t iova,
 		uint64_t size, int64_t end_ns, int64_t unmap_id, const char *reason)
 {
-	sqlite3_stmt *st = s->insert;
+	struct piece_row r = {
+		.map_id = p->map_id, .domain = l->domain, .known = l->known, .iova = (int64_t)iova,
+		.paddr = (int64_t)(p->paddr + (iova - p->iova)), .size = (int64_t)size,
+		.mapped_ns = p->mapped_ns, .end_ns = end_ns, .unmap_id = unmap_id,
+		.reason = reason };
 
-	sqlite3_bind_int64(st, 1, s->sid);
-	sqlite3_bind_int64(st, 2, p->map_id);
-	if (l->known)
-		sqlite3_bind_int64(st, 3, l->domain);
-	else
-		sqlite3_bind_null(st, 3);
-	sqlite3_bind_int64(st, 4, (int64_t)iova);
-	sqlite3_bind_int64(st, 5, (int64_t)(p->paddr + (iova - p->iova)));
-	sqlite3_bind_int64(st, 6, (int64_t)size);
-	sqlite3_bind_int64(st, 7, p->mapped_ns);
-	if (end_ns >= 0)
-		sqlite3_bind_int64(st, 8, end_ns);
-	else
-		sqlite3_bind_null(st, 8);
-	if (unmap_id >= 0)
-		sqlite3_bind_int64(st, 9, unmap_id);
-	else
-		sqlite3_bind_null(st, 9);
-	itdb_bind_text(st, 10, reason);
 	s->pieces++;
-	return itdb_step_done(st, "storing map pieces");
+	if (end_ns >= 0 ? summary_change(s->sum, l->known, l->domain, end_ns, -(int64_t)size,
+					 unmap_id < 0)
+			: summary_live_piece(s->sum, l->known, l->domain, p->map_id))
+		return -1;
+	return piece_writer_add(s->out, &r);
 }
 
 /* First piece that ends after addr. */
@@ -167,6 +173,10 @@ static int apply(struct state *s, const struct event *e)
 
 	if (!l)
 		return -1;
+	if (e->unmap ? summary_unmap(s->sum, e->known, e->domain, (int64_t)e->size)
+		     : summary_map(s->sum, e->known, e->domain, e->id, (int64_t)e->iova,
+				   (int64_t)e->paddr, (int64_t)e->size, e->pages, e->npages))
+		return -1;
 	if (!e->size)
 		return 0;
 	at = cut(s, l, e->iova, e->iova + e->size, e);
@@ -179,7 +189,7 @@ static int apply(struct state *s, const struct event *e)
 	l->p[at] = (struct piece){ .iova = e->iova, .size = e->size, .paddr = e->paddr,
 				   .map_id = e->id, .mapped_ns = e->ts_ns };
 	l->n++;
-	return 0;
+	return summary_change(s->sum, l->known, l->domain, e->ts_ns, (int64_t)e->size, false);
 }
 
 /* Reads the next row of st into e; 0 at the end, 1 with a row, -1 on error. */
@@ -200,11 +210,83 @@ static int next(sqlite3_stmt *st, bool unmap, struct event *e)
 	return 1;
 }
 
+/* Keeps the page of the reader's current row, if it has one. */
+static int keep_page(struct map_reader *r)
+{
+	const char *source;
+	size_t len;
+
+	if (sqlite3_column_type(r->st, 6) == SQLITE_NULL)
+		return 0;
+	source = (const char *)sqlite3_column_text(r->st, 8);
+	len = strlen(source ? source : "") + 1;
+	if (r->npages == r->cap) {
+		size_t cap = r->cap ? 2 * r->cap : 16;
+		struct summary_page *more = realloc(r->pages, cap * sizeof(*more));
+		size_t *at = more ? realloc(r->text_at, cap * sizeof(*at)) : NULL;
+
+		if (more)
+			r->pages = more;
+		if (!at)
+			return -1;
+		r->text_at = at;
+		r->cap = cap;
+	}
+	while (r->used + len > r->text_cap) {
+		size_t cap = r->text_cap ? 2 * r->text_cap : 256;
+		char *more = realloc(r->text, cap);
+
+		if (!more)
+			return -1;
+		r->text = more;
+		r->text_cap = cap;
+	}
+	memcpy(r->text + r->used, source ? source : "", len);
+	r->text_at[r->npages] = r->used;
+	r->used += len;
+	r->pages[r->npages++] = (struct summary_page){
+		.pgsize_bytes = sqlite3_column_int64(r->st, 6),
+		.pgcount = sqlite3_column_int64(r->st, 7) };
+	return 0;
+}
+
+/* Reads the next map with its pages into e; 0 at the end, 1 with a map, -1 on error. */
+static int next_map(struct map_reader *r, struct event *e)
+{
+	int rc;
+
+	if (r->pending <= 0)
+		return r->pending;
+	*e = (struct event){
+		.id = sqlite3_column_int64(r->st, 0), .ts_ns = sqlite3_column_int64(r->st, 1),
+		.known = sqlite3_column_type(r->st, 2) != SQLITE_NULL,
+		.domain = sqlite3_column_int64(r->st, 2),
+		.iova = (uint64_t)sqlite3_column_int64(r->st, 3),
+		.paddr = (uint64_t)sqlite3_column_int64(r->st, 4),
+		.size = (uint64_t)sqlite3_column_int64(r->st, 5) };
+	r->npages = r->used = 0;
+	if (keep_page(r))
+		return -1;
+	while ((rc = sqlite3_step(r->st)) == SQLITE_ROW && sqlite3_column_int64(r->st, 0) == e->id)
+		if (keep_page(r))
+			return -1;
+	r->pending = rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+	for (size_t i = 0; i < r->npages; i++)
+		r->pages[i].source = r->text + r->text_at[i];
+	e->pages = r->pages;
+	e->npages = r->npages;
+	return 1;
+}
+
 static int sweep(sqlite3 *db, struct state *s)
 {
-	sqlite3_stmt *maps = itdb_prepare(db,
-		"SELECT map_id, ts_ns, domain_ptr, iova, paddr, size_bytes FROM maps"
-		" WHERE session_id = ?1 ORDER BY ts_ns, map_id");
+	/* a map's driver rows come together: the join runs per map, in the index's order */
+	struct map_reader mr = { .st = itdb_prepare(db,
+		"SELECT m.map_id, m.ts_ns, m.domain_ptr, m.iova, m.paddr, m.size_bytes,"
+		" d.pgsize_bytes, d.pgcount, d.source FROM maps m"
+		" LEFT JOIN driver_maps d ON d.map_id = m.map_id AND d.op = 'map'"
+		" WHERE m.session_id = ?1 ORDER BY m.ts_ns, m.map_id") };
+	sqlite3_stmt *maps = mr.st;
 	sqlite3_stmt *unmaps = itdb_prepare(db,
 		"SELECT unmap_id, ts_ns, domain_ptr, iova, 0, unmapped_bytes FROM unmaps"
 		" WHERE session_id = ?1 ORDER BY ts_ns, unmap_id");
@@ -215,7 +297,10 @@ static int sweep(sqlite3 *db, struct state *s)
 		goto cleanup;
 	sqlite3_bind_int64(maps, 1, s->sid);
 	sqlite3_bind_int64(unmaps, 1, s->sid);
-	hm = next(maps, false, &m);
+	rc = sqlite3_step(maps);
+	mr.pending = rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+	rc = -1;
+	hm = next_map(&mr, &m);
 	hu = next(unmaps, true, &u);
 	while (hm > 0 || hu > 0) {
 		/* at equal times the map first: a range is mapped before it is unmapped */
@@ -224,7 +309,7 @@ static int sweep(sqlite3 *db, struct state *s)
 		if (apply(s, take_map ? &m : &u))
 			goto cleanup;
 		if (take_map)
-			hm = next(maps, false, &m);
+			hm = next_map(&mr, &m);
 		else
 			hu = next(unmaps, true, &u);
 	}
@@ -243,6 +328,9 @@ static int sweep(sqlite3 *db, struct state *s)
 cleanup:
 	sqlite3_finalize(maps);
 	sqlite3_finalize(unmaps);
+	free(mr.pages);
+	free(mr.text_at);
+	free(mr.text);
 	return rc;
 }
 
@@ -266,33 +354,25 @@ static int note_done(sqlite3 *db, int64_t sid, uint64_t pieces)
 int lifetimes_compute(sqlite3 *db, int64_t session_id)
 {
 	struct state s = { .sid = session_id };
-	sqlite3_stmt *del = NULL;
 	int rc = -1;
 
 	/* a savepoint, not BEGIN: this also runs inside a schema migration's transaction */
 	if (itdb_exec(db, "SAVEPOINT lifetimes", "computing map lifetimes"))
 		return -1;
-	del = itdb_prepare(db, "DELETE FROM map_pieces WHERE session_id = ?1");
-	s.insert = itdb_prepare(db,
-		"INSERT INTO map_pieces(session_id, map_id, domain_ptr, iova, paddr, size_bytes,"
-		" mapped_ns, unmapped_ns, unmap_id, end_reason)"
-		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
-	if (!del || !s.insert)
+	if (summary_tables_create(db))
 		goto cleanup;
-	sqlite3_bind_int64(del, 1, session_id);
-	if (itdb_step_done(del, "clearing map pieces") || sweep(db, &s) ||
+	s.out = piece_writer_begin(db, session_id);
+	s.sum = s.out ? summary_begin(db, session_id) : NULL;
+	if (!s.sum || sweep(db, &s) || piece_writer_end(s.out) || summary_write(db, s.sum) ||
 	    note_done(db, session_id, s.pieces))
 		goto cleanup;
 	rc = 0;
 cleanup:
-	if (rc) {
-		if (!s.insert || !del)
-			log_error("computing map lifetimes: the database lacks map_pieces (schema 7)");
+	if (rc)
 		itdb_exec(db, "ROLLBACK TO lifetimes", "computing map lifetimes");
-	}
 	itdb_exec(db, "RELEASE lifetimes", "computing map lifetimes");
-	sqlite3_finalize(del);
-	sqlite3_finalize(s.insert);
+	piece_writer_free(s.out);
+	summary_free(s.sum);
 	for (size_t d = 0; d < s.ndomains; d++)
 		free(s.domains[d].p);
 	free(s.domains);
@@ -301,12 +381,18 @@ cleanup:
 
 int lifetimes_ensure(sqlite3 *db, int64_t session_id)
 {
-	sqlite3_stmt *st = itdb_prepare(db,
-		"SELECT 1 FROM map_pieces_state WHERE session_id = ?1"
-		" AND maps = (SELECT COUNT(*) FROM maps WHERE session_id = ?1)"
-		" AND unmaps = (SELECT COUNT(*) FROM unmaps WHERE session_id = ?1)");
+	sqlite3_stmt *st;
 	int done;
 
+	/* a file from before the summaries has map_pieces but none of them */
+	if (summary_tables_create(db))
+		return -1;
+	st = itdb_prepare(db,
+		"SELECT 1 FROM map_pieces_state p JOIN session_summary s USING (session_id)"
+		" WHERE session_id = ?1"
+		" AND p.maps = (SELECT COUNT(*) FROM maps WHERE session_id = ?1)"
+		" AND p.unmaps = (SELECT COUNT(*) FROM unmaps WHERE session_id = ?1)"
+		" AND s.maps = p.maps AND s.unmaps = p.unmaps");
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, session_id);

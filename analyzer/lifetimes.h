@@ -11,11 +11,12 @@
 #include <stdint.h>
 #include <sqlite3.h>
 
-/* (Re)computes map_pieces for the session from its maps and unmaps, in one transaction, and
- * notes it in map_pieces_state. */
+/* (Re)computes map_pieces for the session from its maps and unmaps, with the session's
+ * summaries (summary.h) from the same sweep, in one transaction, and notes it in
+ * map_pieces_state. */
 int lifetimes_compute(sqlite3 *db, int64_t session_id);
-/* lifetimes_compute, unless map_pieces_state says it was done for the session as it is now (the
- * same number of maps and unmaps). */
+/* lifetimes_compute, unless map_pieces_state and session_summary say it was done for the session
+ * as it is now (the same number of maps and unmaps). */
 int lifetimes_ensure(sqlite3 *db, int64_t session_id);
 
 #endif

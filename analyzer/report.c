@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 #include "common/db.h"
+#include "common/human_size.h"
 #include "common/log.h"
+#include "aggregate_views.h"
 #include "report.h"
 #include "runs.h"
 
@@ -54,6 +56,30 @@ static void format_seconds(double s, char *buf, size_t len)
 
 /* The session's one-line summary: "session 3: record (bpf) 'COMMAND' on RELEASE: 12.3 s, 4567
  * events, none lost". */
+/* ", small calls counted: under 2 MiB" for a session that counted calls (capture_settings),
+ * "" for one that recorded every call */
+static void capture_mode(sqlite3 *db, int64_t sid, char *buf, size_t len)
+{
+	sqlite3_stmt *st = itdb_prepare(db, "SELECT mode, threshold_bytes FROM capture_settings"
+					    " WHERE session_id = ?1");
+	const char *mode;
+	char size[HUMAN_SIZE_LEN];
+
+	buf[0] = '\0';
+	if (!st)
+		return;
+	sqlite3_bind_int64(st, 1, sid);
+	if (sqlite3_step(st) == SQLITE_ROW && (mode = (const char *)sqlite3_column_text(st, 0))) {
+		if (!strcmp(mode, "threshold")) {
+			human_size((uint64_t)sqlite3_column_int64(st, 1), size);
+			snprintf(buf, len, ", calls under %s counted, not recorded", size);
+		} else if (!strcmp(mode, "aggregate")) {
+			snprintf(buf, len, ", every call counted, none recorded");
+		}
+	}
+	sqlite3_finalize(st);
+}
+
 static int session_title(sqlite3 *db, int64_t sid, char *buf, size_t len)
 {
 	sqlite3_stmt *st = itdb_prepare(db,
@@ -61,12 +87,13 @@ static int session_title(sqlite3 *db, int64_t sid, char *buf, size_t len)
 		" events_total, events_lost, complete FROM report_session_view"
 		" WHERE session_id = ?1");
 	const char *command, *source, *release;
-	char duration[32], lost[32];
+	char duration[32], lost[32], mode[64];
 	size_t used;
 	int rc = -1;
 
 	if (!st)
 		return -1;
+	capture_mode(db, sid, mode, sizeof(mode));
 	sqlite3_bind_int64(st, 1, sid);
 	if (sqlite3_step(st) != SQLITE_ROW) {
 		log_error("reading session %" PRId64 ": %s", sid, sqlite3_errmsg(db));
@@ -95,8 +122,8 @@ static int session_title(sqlite3 *db, int64_t sid, char *buf, size_t len)
 	if (release && used < len)
 		used += (size_t)snprintf(buf + used, len - used, " on %s", release);
 	if (used < len)
-		snprintf(buf + used, len - used, ": %s, %lld events, %s%s", duration,
-			 (long long)sqlite3_column_int64(st, 6), lost,
+		snprintf(buf + used, len - used, ": %s, %lld events, %s%s%s", duration,
+			 (long long)sqlite3_column_int64(st, 6), lost, mode,
 			 sqlite3_column_int(st, 8) ? "" : ", incomplete");
 	/* one line, also when an argument of the command held a line break */
 	for (char *c = buf; *c; c++)
@@ -255,6 +282,7 @@ static const struct section sections[REPORT_SECTIONS] = {
 		"kind, capture, hostname, kernel_release, duration_s, events_total, events_lost,"
 		" complete, end_reason, command_exit_status, command, source_path",
 		NULL, session_notes },
+	[REPORT_AGGREGATES] = { "aggregates", "aggregated calls per domain, call size and page size", "report_aggregates_view", AGGREGATES_SECTION_COLUMNS, NULL, aggregate_notes },
 	[REPORT_PROBES] = { "probes", "which probes attached, how, and why the others did not",
 		"report_probes_view", "role, attached, mechanism, probes, reason, targets",
 		NULL, probes_notes },
@@ -286,7 +314,7 @@ static const struct section sections[REPORT_SECTIONS] = {
 };
 
 /* Reads the section's rows from its view once, into temp.report_rows: the notes look at them
- * again, and some views cost time (live bytes go through every map's lifetime). */
+ * again. */
 static int load_rows(struct render *r, sqlite3 *db, int64_t sid, const struct section *sec)
 {
 	char sql[256];

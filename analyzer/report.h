@@ -12,6 +12,7 @@
 
 enum report_section {
 	REPORT_SESSION,		/* titled with the session's one-line summary */
+	REPORT_AGGREGATES,	/* calls counted, not recorded; notes say the capture mode */
 	REPORT_PROBES,
 	REPORT_DOMAINS,
 	REPORT_LIVE,

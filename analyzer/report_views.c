@@ -11,13 +11,18 @@
 	"CASE " col " WHEN 0 THEN 'blocked' WHEN 1 THEN 'unmanaged' WHEN 3 THEN 'DMA'" \
 	" WHEN 4 THEN 'identity' WHEN 11 THEN 'DMA-FQ' ELSE CAST(" col " AS TEXT) END"
 
-/* Per session and domain (NULL, unknown, is one): its maps (count, bytes) and unmaps (count,
- * bytes unmapped), for the views below. */
+/* Per session and domain (NULL, unknown, is one) with maps, or with unmaps: its maps (count,
+ * bytes) and unmaps (count, bytes unmapped), for the views below. From domain_summary, which the
+ * lifetimes sweep writes with map_pieces (analyzer/summary.h): what GROUP BY over maps and
+ * unmaps gives, without reading every event again. */
 #define DOMAIN_PARTS \
-	"m AS (SELECT session_id, domain_ptr, COUNT(*) AS maps, SUM(size_bytes) AS map_bytes" \
-	"  FROM maps GROUP BY session_id, domain_ptr)," \
-	"u AS (SELECT session_id, domain_ptr, COUNT(*) AS unmaps," \
-	"  SUM(unmapped_bytes) AS unmapped_bytes FROM unmaps GROUP BY session_id, domain_ptr),"
+	"m AS (SELECT session_id, domain_ptr, maps, map_bytes FROM domain_summary WHERE maps > 0)," \
+	"u AS (SELECT session_id, domain_ptr, unmaps, unmapped_bytes FROM domain_summary" \
+	"  WHERE unmaps > 0),"
+
+/* The session's total of a domain_summary column */
+#define SESSION_SUM(col) \
+	"(SELECT IFNULL(SUM(" col "), 0) FROM domain_summary WHERE session_id = s.session_id)"
 
 const char analyzer_report_views_sql[] =
 /* The session: what was recorded, for how long, and whether all of it arrived. */
@@ -36,15 +41,15 @@ const char analyzer_report_views_sql[] =
 "  ORDER BY session_id, MIN(probe_id);"
 
 /* Per domain, and 'all' for the session: what was mapped and unmapped, and the leaf page-table
- * entries written for the maps (observed, derived, or mixed where the maps had both). A domain
- * is listed when a map, an unmap, a domains row or an attach names it; its type is the domains
- * row's, else an attach's (a domain no core call named, such as a static blocking one). */
+ * entries written for the maps (observed, derived, or mixed where the maps had both; from
+ * page_size_summary, the driver_maps rows of the maps summed). A domain is listed when a map, an
+ * unmap, a domains row or an attach names it; its type is the domains row's, else an attach's
+ * (a domain no core call named, such as a static blocking one). */
 "DROP VIEW IF EXISTS report_domains_view;"
 "CREATE VIEW report_domains_view AS WITH " DOMAIN_PARTS
-"  p AS (SELECT m.session_id, m.domain_ptr, SUM(d.pgcount) AS pages,"
-"    CASE WHEN MIN(d.source) = MAX(d.source) THEN MIN(d.source) ELSE 'mixed' END AS source"
-"    FROM maps m JOIN driver_maps d ON d.map_id = m.map_id AND d.op = 'map'"
-"    GROUP BY m.session_id, m.domain_ptr),"
+"  p AS (SELECT session_id, domain_ptr, SUM(pages) AS pages,"
+"    CASE WHEN MIN(source) = MAX(source) THEN MIN(source) ELSE 'mixed' END AS source"
+"    FROM page_size_summary GROUP BY session_id, domain_ptr),"
 "  dev AS (SELECT session_id, domain_ptr, group_concat(device, ',') AS devices FROM"
 "    (SELECT session_id, domain_ptr, device FROM domain_devices_view ORDER BY device)"
 "    GROUP BY session_id, domain_ptr),"
@@ -62,11 +67,8 @@ const char analyzer_report_views_sql[] =
 "  LEFT JOIN u ON u.session_id = k.session_id AND u.domain_ptr IS k.domain_ptr"
 "  LEFT JOIN p ON p.session_id = k.session_id AND p.domain_ptr IS k.domain_ptr"
 "  LEFT JOIN dev ON dev.session_id = k.session_id AND dev.domain_ptr IS k.domain_ptr"
-"  UNION ALL SELECT s.session_id, 'all', NULL, NULL,"
-"    (SELECT COUNT(*) FROM maps WHERE session_id = s.session_id),"
-"    (SELECT IFNULL(SUM(size_bytes), 0) FROM maps WHERE session_id = s.session_id),"
-"    (SELECT COUNT(*) FROM unmaps WHERE session_id = s.session_id),"
-"    (SELECT IFNULL(SUM(unmapped_bytes), 0) FROM unmaps WHERE session_id = s.session_id),"
+"  UNION ALL SELECT s.session_id, 'all', NULL, NULL, " SESSION_SUM("maps") ","
+"    " SESSION_SUM("map_bytes") ", " SESSION_SUM("unmaps") ", " SESSION_SUM("unmapped_bytes") ","
 "    IFNULL(SUM(p.pages), 0),"
 "    CASE WHEN COUNT(DISTINCT p.source) > 1 THEN 'mixed' ELSE MIN(p.source) END,"
 "    (SELECT group_concat(device, ',') FROM (SELECT DISTINCT device FROM domain_devices_view"
@@ -74,73 +76,43 @@ const char analyzer_report_views_sql[] =
 "  FROM sessions s LEFT JOIN p ON p.session_id = s.session_id GROUP BY s.session_id;"
 
 /* Per domain with maps or unmaps, and 'all' for the session: the most bytes mapped at once and
- * those still mapped at the end (from map_pieces, through live_bytes_view and
- * live_mappings_view), the bytes mapped over while still mapped, and maps per second of the
- * session. The session's peak is that of the sum over its domains, which live_bytes_view (per
- * domain) does not give: it is computed here the same way, over every domain. */
+ * those still mapped at the end, with the maps they belong to, the bytes mapped over while
+ * still mapped, and maps per second of the session. The lifetimes sweep writes these numbers
+ * with map_pieces (domain_summary, session_summary; analyzer/summary.h): what MAX(live_bytes)
+ * of live_bytes_view, live_mappings_view and the 'remapped' pieces give, without reading every
+ * piece again. The session's peak is that of the sum over its domains. */
 "DROP VIEW IF EXISTS report_live_view;"
-"CREATE VIEW report_live_view AS WITH " DOMAIN_PARTS
-"  peak AS (SELECT session_id, domain_ptr, MAX(live_bytes) AS peak_live_bytes"
-"    FROM live_bytes_view GROUP BY session_id, domain_ptr),"
-"  live AS (SELECT session_id, domain_ptr, SUM(size_bytes) AS end_live_bytes,"
-"    COUNT(DISTINCT map_id) AS live_maps FROM live_mappings_view"
-"    GROUP BY session_id, domain_ptr),"
-"  remapped AS (SELECT session_id, domain_ptr, SUM(size_bytes) AS remapped_bytes"
-"    FROM map_pieces WHERE end_reason = 'remapped' GROUP BY session_id, domain_ptr),"
-"  steps AS (SELECT session_id, ts_ns, SUM(delta) AS delta FROM"
-"    (SELECT session_id, mapped_ns AS ts_ns, size_bytes AS delta FROM map_pieces"
-"     UNION ALL SELECT session_id, unmapped_ns, -size_bytes FROM map_pieces"
-"     WHERE unmapped_ns IS NOT NULL) GROUP BY session_id, ts_ns),"
-"  session_peak AS (SELECT session_id, MAX(live_bytes) AS peak_live_bytes FROM"
-"    (SELECT session_id, SUM(delta) OVER (PARTITION BY session_id ORDER BY ts_ns"
-"     ROWS UNBOUNDED PRECEDING) AS live_bytes FROM steps) GROUP BY session_id),"
-"  k AS (SELECT session_id, domain_ptr FROM m UNION SELECT session_id, domain_ptr FROM u)"
-"  SELECT k.session_id, " HEX("k.domain_ptr") " AS domain,"
-"    IFNULL(peak.peak_live_bytes, 0) AS peak_live_bytes,"
-"    IFNULL(live.end_live_bytes, 0) AS end_live_bytes, IFNULL(live.live_maps, 0) AS live_maps,"
-"    IFNULL(remapped.remapped_bytes, 0) AS remapped_bytes,"
-"    IFNULL(m.maps, 0) * 1e9 / NULLIF(" DURATION_NS ", 0) AS maps_per_s,"
-"    IFNULL(m.map_bytes, 0) * 1e9 / NULLIF(" DURATION_NS ", 0) AS map_bytes_per_s"
-"  FROM k JOIN sessions s ON s.session_id = k.session_id"
-"  LEFT JOIN m ON m.session_id = k.session_id AND m.domain_ptr IS k.domain_ptr"
-"  LEFT JOIN peak ON peak.session_id = k.session_id AND peak.domain_ptr IS k.domain_ptr"
-"  LEFT JOIN live ON live.session_id = k.session_id AND live.domain_ptr IS k.domain_ptr"
-"  LEFT JOIN remapped ON remapped.session_id = k.session_id"
-"   AND remapped.domain_ptr IS k.domain_ptr"
-"  UNION ALL SELECT s.session_id, 'all', IFNULL(sp.peak_live_bytes, 0),"
-"    (SELECT IFNULL(SUM(size_bytes), 0) FROM live_mappings_view WHERE session_id = s.session_id),"
-"    (SELECT COUNT(DISTINCT map_id) FROM live_mappings_view WHERE session_id = s.session_id),"
-"    (SELECT IFNULL(SUM(size_bytes), 0) FROM map_pieces WHERE session_id = s.session_id"
-"     AND end_reason = 'remapped'),"
-"    (SELECT COUNT(*) FROM maps WHERE session_id = s.session_id) * 1e9"
-"     / NULLIF(" DURATION_NS ", 0),"
-"    (SELECT IFNULL(SUM(size_bytes), 0) FROM maps WHERE session_id = s.session_id) * 1e9"
-"     / NULLIF(" DURATION_NS ", 0)"
-"  FROM sessions s LEFT JOIN session_peak sp ON sp.session_id = s.session_id;"
+"CREATE VIEW report_live_view AS"
+"  SELECT d.session_id, " HEX("d.domain_ptr") " AS domain, d.peak_live_bytes,"
+"    d.end_live_bytes, d.live_maps, d.remapped_bytes,"
+"    d.maps * 1e9 / NULLIF(" DURATION_NS ", 0) AS maps_per_s,"
+"    d.map_bytes * 1e9 / NULLIF(" DURATION_NS ", 0) AS map_bytes_per_s"
+"  FROM domain_summary d JOIN sessions s ON s.session_id = d.session_id"
+"  UNION ALL SELECT s.session_id, 'all', IFNULL(ss.peak_live_bytes, 0),"
+"    " SESSION_SUM("end_live_bytes") ", " SESSION_SUM("live_maps") ","
+"    " SESSION_SUM("remapped_bytes") ","
+"    " SESSION_SUM("maps") " * 1e9 / NULLIF(" DURATION_NS ", 0),"
+"    " SESSION_SUM("map_bytes") " * 1e9 / NULLIF(" DURATION_NS ", 0)"
+"  FROM sessions s LEFT JOIN session_summary ss ON ss.session_id = s.session_id;"
 
-/* Per domain: map calls by size class, each size rounded up to a power of two (a class of
- * 16 KiB holds the calls of more than 8 KiB up to 16 KiB; size 0 is its own class, 0). The
- * distinct sizes are few, so each is classed once. */
+/* Per domain: map calls by size class, each size rounded up to a power of two up to 2^62 (a
+ * class of 16 KiB holds the calls of more than 8 KiB up to 16 KiB; size 0 is its own class, 0;
+ * a larger size has none, NULL). Classed by the lifetimes sweep (call_size_summary). */
 "DROP VIEW IF EXISTS report_call_sizes_view;"
 "CREATE VIEW report_call_sizes_view AS"
-"  WITH RECURSIVE pow(p) AS (SELECT 1 UNION ALL SELECT p * 2 FROM pow"
-"    WHERE p < 4611686018427387904),"
-"  sizes AS (SELECT session_id, domain_ptr, size_bytes, COUNT(*) AS maps,"
-"    SUM(size_bytes) AS map_bytes FROM maps GROUP BY session_id, domain_ptr, size_bytes)"
-"  SELECT session_id, " HEX("domain_ptr") " AS domain,"
-"    CASE WHEN size_bytes <= 0 THEN 0 ELSE (SELECT MIN(p) FROM pow WHERE p >= size_bytes) END"
-"    AS call_size_bytes, SUM(maps) AS maps, SUM(map_bytes) AS map_bytes"
-"  FROM sizes GROUP BY session_id, domain_ptr, call_size_bytes;"
+"  SELECT session_id, " HEX("domain_ptr") " AS domain, call_size_bytes, SUM(maps) AS maps,"
+"    SUM(map_bytes) AS map_bytes"
+"  FROM call_size_summary GROUP BY session_id, domain_ptr, call_size_bytes;"
 
 /* Per domain: the leaf pages written for its maps, per page size and source (observed: the
  * driver's map_pages arguments; derived: the leaf rule), each source on its own row, and the
- * share of the domain's page bytes they hold. */
+ * share of the domain's page bytes they hold. From page_size_summary: the maps' driver_maps
+ * rows, summed by the lifetimes sweep. */
 "DROP VIEW IF EXISTS report_page_sizes_view;"
 "CREATE VIEW report_page_sizes_view AS"
-"  WITH r AS (SELECT m.session_id, m.domain_ptr, d.pgsize_bytes, d.source,"
-"    SUM(d.pgcount) AS pages, SUM(d.pgsize_bytes * d.pgcount) AS map_bytes"
-"    FROM maps m JOIN driver_maps d ON d.map_id = m.map_id AND d.op = 'map'"
-"    GROUP BY m.session_id, m.domain_ptr, d.pgsize_bytes, d.source)"
+"  WITH r AS (SELECT session_id, domain_ptr, pgsize_bytes, source, SUM(pages) AS pages,"
+"    SUM(map_bytes) AS map_bytes FROM page_size_summary"
+"    GROUP BY session_id, domain_ptr, pgsize_bytes, source)"
 "  SELECT session_id, " HEX("domain_ptr") " AS domain, pgsize_bytes, source, pages, map_bytes,"
 "    100.0 * map_bytes / SUM(map_bytes) OVER (PARTITION BY session_id, domain_ptr) AS bytes_pct"
 "  FROM r;"
@@ -161,6 +133,8 @@ const char analyzer_report_views_sql[] =
 "  CASE reason"
 "   WHEN 'ringbuf-full'"
 "    THEN 'the BPF ring buffer was full: record again with a larger --ring-size'"
+"   WHEN 'aggregates-full'"
+"    THEN 'the counting hash was full (no room for a new class): neither recorded nor counted'"
 "   WHEN 'tracefs-overrun' THEN 'the tracefs per-CPU buffer overran before it was read'"
 "   WHEN 'ftrace-lost' THEN 'ftrace overwrote them before they were read (the file says so)'"
 "   WHEN 'ftrace-lost-unknown' THEN 'the file marks a gap of unknown size (counted as 1)'"

@@ -21,6 +21,13 @@ const volatile __u32 unmap_slot_probe[IT_UNMAP_SLOTS];
 const volatile __u32 range_slot_probe[IT_RANGE_SLOTS];
 const volatile __u32 device_slot_probe[IT_DEVICE_SLOTS];
 const volatile __u32 tp_probe[IT_TP_COUNT];
+/* domain slots: 1-based position of the call's size argument (iommu_map: 4, iommu_unmap: 3);
+ * 0: the function has none (iommu_map_sg, attach) */
+const volatile __u32 domain_slot_size_arg[IT_DOMAIN_SLOTS];
+/* enum it_capture_mode, and the threshold mode's boundary: set before load, so that the verifier
+ * drops the code a mode does not use */
+const volatile __u32 capture_mode = IT_MODE_PER_EVENT;
+const volatile __u64 threshold_bytes = 2ull << 20;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -35,16 +42,33 @@ struct {
 	__type(value, __u64);
 } drops SEC(".maps");
 
-/* The domain of the IOMMU core call of each kind (map, unmap, attach) this thread entered last,
- * keyed by domain_call_key(). Kinds are kept apart because an interrupt that completes I/O runs on
- * the interrupted thread: its DMA unmap must not take the place of the thread's map in progress.
+/* The call of each kind (map, unmap, attach) this thread entered last, keyed by
+ * domain_call_key(). Kinds are kept apart because an interrupt that completes I/O runs on the
+ * interrupted thread: its DMA unmap must not take the place of the thread's map in progress.
  * LRU, so threads that are gone make room for new ones. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 16384);
 	__type(key, __u64);
-	__type(value, __u64);
+	__type(value, struct it_call_state);
 } domain_by_call SEC(".maps");
+
+/* aggregate and threshold modes: counters per class of call, per CPU, cumulative (never deleted:
+ * a handler may hold a value's pointer); preallocated, max_entries set by user space */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct it_agg_key);
+	__type(value, struct it_agg_value);
+} aggregates SEC(".maps");
+
+/* calls that could not be counted because the aggregates hash was full, per CPU and kind */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, IT_EV_KIND_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} agg_overflow SEC(".maps");
 
 /* domains already reported with an IT_EV_DOMAIN record */
 struct {
@@ -68,10 +92,10 @@ struct {
 	__type(value, __u8);
 } domain_devices_seen SEC(".maps");
 
-static __always_inline struct it_event *reserve(__u32 kind, __u32 probe_id)
+/* id: bpf_get_current_pid_tgid(), which the caller often needs too (one helper call fewer) */
+static __always_inline struct it_event *reserve_id(__u32 kind, __u32 probe_id, __u64 id)
 {
 	struct it_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-	__u64 id;
 
 	if (!e) {
 		__u64 *lost = bpf_map_lookup_elem(&drops, &kind);
@@ -80,7 +104,6 @@ static __always_inline struct it_event *reserve(__u32 kind, __u32 probe_id)
 			*lost += 1;
 		return NULL;
 	}
-	id = bpf_get_current_pid_tgid();
 	e->h.ts_ns = bpf_ktime_get_ns();
 	e->h.kind = kind;
 	e->h.cpu = bpf_get_smp_processor_id();
@@ -92,24 +115,128 @@ static __always_inline struct it_event *reserve(__u32 kind, __u32 probe_id)
 	return e;
 }
 
-/* Thread ids are below 2^22 (PID_MAX_LIMIT); the idle tasks of all CPUs share tid 0, so theirs
- * (interrupts taken while idle) are told apart by CPU. */
-static __always_inline __u64 domain_call_key(__u32 call)
+static __always_inline struct it_event *reserve(__u32 kind, __u32 probe_id)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	return reserve_id(kind, probe_id, bpf_get_current_pid_tgid());
+}
+
+/* Thread ids are below 2^22 (PID_MAX_LIMIT); the idle tasks of all CPUs share tid 0, so theirs
+ * (interrupts taken while idle) are told apart by CPU. id: bpf_get_current_pid_tgid(). */
+static __always_inline __u64 domain_call_key(__u32 call, __u64 id)
+{
+	__u32 tid = (__u32)id;
 
 	if (!tid)
 		tid = 1u << 31 | bpf_get_smp_processor_id();
 	return (__u64)call << 32 | tid;
 }
 
-/* The domain of the thread's current IOMMU core call of the given kind, or 0. */
-static __always_inline __u64 call_domain(__u32 call)
+/* The thread's current IOMMU core call of the given kind, or NULL. */
+static __always_inline struct it_call_state *current_call(__u32 call, __u64 id)
 {
-	__u64 key = domain_call_key(call);
-	__u64 *domain = bpf_map_lookup_elem(&domain_by_call, &key);
+	__u64 key = domain_call_key(call, id);
 
-	return domain ? *domain : 0;
+	return bpf_map_lookup_elem(&domain_by_call, &key);
+}
+
+/* The domain of the thread's current IOMMU core call of the given kind, or 0. */
+static __always_inline __u64 call_domain(__u32 call, __u64 id)
+{
+	struct it_call_state *cs = current_call(call, id);
+
+	return cs ? cs->domain : 0;
+}
+
+/* floor(log2(v)) for v > 0, without a loop (the BPF target has no count-leading-zeros) */
+static __always_inline __u32 log2_floor(__u64 v)
+{
+	__u32 r = 0;
+
+	if (v >> 32) {
+		v >>= 32;
+		r += 32;
+	}
+	if (v >> 16) {
+		v >>= 16;
+		r += 16;
+	}
+	if (v >> 8) {
+		v >>= 8;
+		r += 8;
+	}
+	if (v >> 4) {
+		v >>= 4;
+		r += 4;
+	}
+	if (v >> 2) {
+		v >>= 2;
+		r += 2;
+	}
+	return r + (__u32)(v >> 1);
+}
+
+/* The trailing zero bits of addr, capped: what the largest page at addr could be. */
+static __always_inline __u32 align_class(__u64 addr)
+{
+	__u32 bits;
+
+	if (!addr)
+		return IT_AGG_ALIGN_CAP;
+	bits = log2_floor(addr & -addr);
+	return bits > IT_AGG_ALIGN_CAP ? IT_AGG_ALIGN_CAP : bits;
+}
+
+static __always_inline void add_counts(struct it_agg_value *v, __u64 bytes, __u64 pages)
+{
+	/* atomic: an interrupt on this CPU can count into the same class in between */
+	__sync_fetch_and_add(&v->count, 1);
+	__sync_fetch_and_add(&v->bytes, bytes);
+	__sync_fetch_and_add(&v->pages, pages);
+}
+
+/* Counts one call in the aggregates hash; when the hash is full, in agg_overflow. */
+static __always_inline void aggregate(__u32 op, __u64 domain, __u64 len, __u64 pgsize,
+				      __u32 align, __u64 bytes, __u64 pages)
+{
+	struct it_agg_key key = { .domain = domain, .pgsize = pgsize, .op = op,
+				  .size_log2 = len ? log2_floor(len) : 0, .align_log2 = align };
+	struct it_agg_value first = { .count = 1, .bytes = bytes, .pages = pages };
+	struct it_agg_value *v = bpf_map_lookup_elem(&aggregates, &key);
+	__u64 *lost;
+
+	if (!v) {
+		if (!bpf_map_update_elem(&aggregates, &key, &first, BPF_NOEXIST))
+			return;
+		/* another CPU added the class meanwhile (this CPU's value is zero), or full */
+		v = bpf_map_lookup_elem(&aggregates, &key);
+	}
+	if (v) {
+		add_counts(v, bytes, pages);
+		return;
+	}
+	lost = bpf_map_lookup_elem(&agg_overflow, &op);
+	if (lost)
+		__sync_fetch_and_add(lost, 1);
+}
+
+/* Whether a call of size bytes is counted rather than recorded. */
+static __always_inline bool counted(__u64 size)
+{
+	return capture_mode == IT_MODE_AGGREGATE ||
+	       (capture_mode == IT_MODE_THRESHOLD && size < threshold_bytes);
+}
+
+/* Whether a driver record inside the thread's current call of kind call is counted: in the
+ * threshold mode, when that call is known and smaller than the threshold (a driver record of a
+ * big call stays a row, whatever its own size; with no call size known it stays a row). */
+static __always_inline bool driver_counted(__u32 call, __u64 id)
+{
+	struct it_call_state *cs;
+
+	if (capture_mode != IT_MODE_THRESHOLD)
+		return capture_mode == IT_MODE_AGGREGATE;
+	cs = current_call(call, id);
+	return cs && cs->size && cs->size < threshold_bytes;
 }
 
 static __always_inline void report_domain(__u64 domain, __u32 probe_id)
@@ -134,14 +261,15 @@ static __always_inline void report_domain(__u64 domain, __u32 probe_id)
 	bpf_ringbuf_submit(e, 0);
 }
 
-static __always_inline int on_domain_call(__u64 domain, __u32 slot)
+static __always_inline int on_domain_call(__u64 domain, __u64 size, __u32 slot)
 {
+	struct it_call_state cs = { .domain = domain, .size = size };
 	__u64 key;
 
 	if (slot >= IT_DOMAIN_SLOTS)
 		return 0;
-	key = domain_call_key(domain_slot_call[slot]);
-	bpf_map_update_elem(&domain_by_call, &key, &domain, BPF_ANY);
+	key = domain_call_key(domain_slot_call[slot], bpf_get_current_pid_tgid());
+	bpf_map_update_elem(&domain_by_call, &key, &cs, BPF_ANY);
 	/* not at attach: a new domain's page sizes are final only once it is attached (the VT-d
 	 * driver sets them from the IOMMU the first device sits behind) */
 	if (domain && domain_slot_call[slot] != IT_CALL_ATTACH)
@@ -151,11 +279,18 @@ static __always_inline int on_domain_call(__u64 domain, __u32 slot)
 
 static __always_inline int on_map(__u64 iova, __u64 paddr, __u64 size)
 {
-	struct it_event *e = reserve(IT_EV_MAP, tp_probe[IT_TP_MAP]);
+	__u64 id = bpf_get_current_pid_tgid();
+	struct it_event *e;
 
+	if (counted(size)) {
+		aggregate(IT_EV_MAP, call_domain(IT_CALL_MAP, id), size, 0, align_class(iova | paddr),
+			  size, 0);
+		return 0;
+	}
+	e = reserve_id(IT_EV_MAP, tp_probe[IT_TP_MAP], id);
 	if (!e)
 		return 0;
-	e->map.domain = call_domain(IT_CALL_MAP);
+	e->map.domain = call_domain(IT_CALL_MAP, id);
 	e->h.flags = e->map.domain ? IT_F_DOMAIN_FROM_CALL : 0;
 	e->map.iova = iova;
 	e->map.paddr = paddr;
@@ -166,11 +301,18 @@ static __always_inline int on_map(__u64 iova, __u64 paddr, __u64 size)
 
 static __always_inline int on_unmap(__u64 iova, __u64 size, __u64 unmapped)
 {
-	struct it_event *e = reserve(IT_EV_UNMAP, tp_probe[IT_TP_UNMAP]);
+	__u64 id = bpf_get_current_pid_tgid();
+	struct it_event *e;
 
+	if (counted(size)) {
+		aggregate(IT_EV_UNMAP, call_domain(IT_CALL_UNMAP, id), size, 0, align_class(iova),
+			  unmapped, 0);
+		return 0;
+	}
+	e = reserve_id(IT_EV_UNMAP, tp_probe[IT_TP_UNMAP], id);
 	if (!e)
 		return 0;
-	e->unmap.domain = call_domain(IT_CALL_UNMAP);
+	e->unmap.domain = call_domain(IT_CALL_UNMAP, id);
 	e->h.flags = e->unmap.domain ? IT_F_DOMAIN_FROM_CALL : 0;
 	e->unmap.iova = iova;
 	e->unmap.size = size;
@@ -190,7 +332,8 @@ static __always_inline void read_dev_name(char *dst, struct device *dev)
 /* attach and group events: the domain from the attach call when probed, else the group's */
 static __always_inline int on_device(__u32 kind, __u32 tp, struct device *dev, __s32 group_id)
 {
-	struct it_event *e = reserve(kind, tp_probe[tp]);
+	__u64 id = bpf_get_current_pid_tgid();
+	struct it_event *e = reserve_id(kind, tp_probe[tp], id);
 	struct iommu_domain *domain;
 	__u64 call_dom;
 
@@ -201,7 +344,7 @@ static __always_inline int on_device(__u32 kind, __u32 tp, struct device *dev, _
 	e->device.group_id = group_id;
 	if (group_id < 0)
 		e->device.group_id = dev ? BPF_CORE_READ(dev, iommu_group, id) : -1;
-	call_dom = kind == IT_EV_ATTACH ? call_domain(IT_CALL_ATTACH) : 0;
+	call_dom = kind == IT_EV_ATTACH ? call_domain(IT_CALL_ATTACH, id) : 0;
 	if (call_dom) {
 		domain = (struct iommu_domain *)call_dom;
 		e->h.flags = IT_F_DOMAIN_FROM_CALL;
@@ -229,10 +372,16 @@ static __always_inline int on_fault(struct device *dev, __u64 iova, int flags)
 	return 0;
 }
 
+/* A descriptor carries no size of its own: counted in both aggregate and threshold modes. */
 static __always_inline int on_qi_submit(__u64 qw0, __u64 qw1, __u64 qw2, __u64 qw3)
 {
-	struct it_event *e = reserve(IT_EV_QI_SUBMIT, tp_probe[IT_TP_QI_SUBMIT]);
+	struct it_event *e;
 
+	if (capture_mode != IT_MODE_PER_EVENT) {
+		aggregate(IT_EV_QI_SUBMIT, 0, 0, 0, 0, 0, 0);
+		return 0;
+	}
+	e = reserve(IT_EV_QI_SUBMIT, tp_probe[IT_TP_QI_SUBMIT]);
 	if (!e)
 		return 0;
 	e->qi.qw[0] = qw0;
@@ -246,8 +395,15 @@ static __always_inline int on_qi_submit(__u64 qw0, __u64 qw1, __u64 qw2, __u64 q
 static __always_inline int on_cache_tag_flush(__u32 tp, struct cache_tag *tag, __u64 start,
 					      __u64 end, __u64 addr, __u64 pages, __u64 mask)
 {
-	struct it_event *e = reserve(IT_EV_CACHE_TAG_FLUSH, tp_probe[tp]);
+	struct it_event *e;
 
+	/* end is inclusive; counted by the flushed range's own size */
+	if (counted(end - start + 1)) {
+		aggregate(IT_EV_CACHE_TAG_FLUSH, 0, end - start + 1, 0, align_class(start),
+			  end - start + 1, pages ? pages : 1ull << (mask & 63));
+		return 0;
+	}
+	e = reserve(IT_EV_CACHE_TAG_FLUSH, tp_probe[tp]);
 	if (!e)
 		return 0;
 	e->flush.start = start;
@@ -303,11 +459,18 @@ static __always_inline int on_device_call(struct device *dev, __u32 slot)
 	return 0;
 }
 
-static __always_inline int on_driver(__u32 kind, __u32 probe_id, __u64 domain, __u64 iova,
-				     __u64 paddr, __u64 pgsize, __u64 pgcount, __u64 len)
+/* call: the kind of IOMMU core call the driver call runs in (the threshold mode asks its size) */
+static __always_inline int on_driver(__u32 kind, __u32 probe_id, __u32 call, __u64 domain,
+				     __u64 iova, __u64 paddr, __u64 pgsize, __u64 pgcount, __u64 len)
 {
-	struct it_event *e = reserve(kind, probe_id);
+	__u64 id = bpf_get_current_pid_tgid();
+	struct it_event *e;
 
+	if (driver_counted(call, id)) {
+		aggregate(kind, domain, len, pgsize, align_class(iova | paddr), len, pgcount);
+		return 0;
+	}
+	e = reserve_id(kind, probe_id, id);
 	if (!e)
 		return 0;
 	e->driver.domain = domain;
@@ -363,46 +526,73 @@ TRACEPOINT_AS(cache_tag_flush_range_np5, cache_tag_flush_range_np,
 		   unsigned long addr, unsigned long mask),
 	      on_cache_tag_flush(IT_TP_CACHE_TAG_FLUSH_NP, tag, start, end, addr, 0, mask))
 
+/* The size argument of the domain call in slot (threshold mode only: the other modes do not
+ * read it, and kernels before 5.17, without bpf_get_func_arg, still load them). */
+static __always_inline __u64 fentry_call_size(void *ctx, __u32 slot)
+{
+	__u64 size = 0;
+
+	if (capture_mode == IT_MODE_THRESHOLD && domain_slot_size_arg[slot])
+		bpf_get_func_arg(ctx, domain_slot_size_arg[slot] - 1, &size);
+	return size;
+}
+
+static __always_inline __u64 kprobe_call_size(struct pt_regs *ctx, __u32 slot)
+{
+	if (capture_mode != IT_MODE_THRESHOLD)
+		return 0;
+	switch (domain_slot_size_arg[slot]) {
+	case 3:
+		return PT_REGS_PARM3(ctx);
+	case 4:
+		return PT_REGS_PARM4(ctx);
+	default:
+		return 0;
+	}
+}
+
 /* Function slots: each fentry/kprobe pair is pointed at one kernel function by user space. */
 #define DOMAIN_SLOT(i)								\
 	SEC("fentry") int BPF_PROG(fe_domain_##i, void *domain)			\
-	{ return on_domain_call((__u64)domain, i); }				\
+	{ return on_domain_call((__u64)domain, fentry_call_size(ctx, i), i); }	\
 	SEC("kprobe") int BPF_KPROBE(kp_domain_##i, void *domain)		\
-	{ return on_domain_call((__u64)domain, i); }
+	{ return on_domain_call((__u64)domain, kprobe_call_size(ctx, i), i); }
 
 /* map_pages(domain, iova, paddr, pgsize, pgcount, ...) */
 #define MAP_SLOT(i)								\
 	SEC("fentry") int BPF_PROG(fe_map_##i, void *domain, unsigned long iova,	\
 				   phys_addr_t paddr, size_t pgsize, size_t pgcount)	\
-	{ return on_driver(IT_EV_DRIVER_MAP, map_slot_probe[i], (__u64)domain, iova,	\
-			   paddr, pgsize, pgcount, pgsize * pgcount); }		\
+	{ return on_driver(IT_EV_DRIVER_MAP, map_slot_probe[i], IT_CALL_MAP,		\
+			   (__u64)domain, iova, paddr, pgsize, pgcount, pgsize * pgcount); }		\
 	SEC("kprobe") int BPF_KPROBE(kp_map_##i, void *domain, unsigned long iova,	\
 				     phys_addr_t paddr, size_t pgsize, size_t pgcount)	\
-	{ return on_driver(IT_EV_DRIVER_MAP, map_slot_probe[i], (__u64)domain, iova,	\
-			   paddr, pgsize, pgcount, pgsize * pgcount); }
+	{ return on_driver(IT_EV_DRIVER_MAP, map_slot_probe[i], IT_CALL_MAP,		\
+			   (__u64)domain, iova, paddr, pgsize, pgcount, pgsize * pgcount); }
 
 /* unmap_pages(domain, iova, pgsize, pgcount, gather) */
 #define UNMAP_SLOT(i)								\
 	SEC("fentry") int BPF_PROG(fe_unmap_##i, void *domain, unsigned long iova,	\
 				   size_t pgsize, size_t pgcount)			\
-	{ return on_driver(IT_EV_DRIVER_UNMAP, unmap_slot_probe[i], (__u64)domain,	\
-			   iova, 0, pgsize, pgcount, pgsize * pgcount); }		\
+	{ return on_driver(IT_EV_DRIVER_UNMAP, unmap_slot_probe[i], IT_CALL_UNMAP,	\
+			   (__u64)domain, iova, 0, pgsize, pgcount, pgsize * pgcount); }		\
 	SEC("kprobe") int BPF_KPROBE(kp_unmap_##i, void *domain, unsigned long iova,	\
 				     size_t pgsize, size_t pgcount)			\
-	{ return on_driver(IT_EV_DRIVER_UNMAP, unmap_slot_probe[i], (__u64)domain,	\
-			   iova, 0, pgsize, pgcount, pgsize * pgcount); }
+	{ return on_driver(IT_EV_DRIVER_UNMAP, unmap_slot_probe[i], IT_CALL_UNMAP,	\
+			   (__u64)domain, iova, 0, pgsize, pgcount, pgsize * pgcount); }
 
 /* map_range(pt_iommu, iova, paddr, len, ...): the leaf is chosen inside, so the record carries
  * the range and the domain of the enclosing iommu_map call; user space derives the pages. */
 #define RANGE_SLOT(i)								\
 	SEC("fentry") int BPF_PROG(fe_range_##i, void *pt, unsigned long iova,	\
 				   phys_addr_t paddr, size_t len)			\
-	{ return on_driver(IT_EV_DRIVER_MAP_RANGE, range_slot_probe[i],		\
-			   call_domain(IT_CALL_MAP), iova, paddr, 0, 0, len); }		\
+	{ return on_driver(IT_EV_DRIVER_MAP_RANGE, range_slot_probe[i], IT_CALL_MAP,	\
+			   call_domain(IT_CALL_MAP, bpf_get_current_pid_tgid()), iova, paddr,	\
+			   0, 0, len); }		\
 	SEC("kprobe") int BPF_KPROBE(kp_range_##i, void *pt, unsigned long iova,	\
 				     phys_addr_t paddr, size_t len)			\
-	{ return on_driver(IT_EV_DRIVER_MAP_RANGE, range_slot_probe[i],		\
-			   call_domain(IT_CALL_MAP), iova, paddr, 0, 0, len); }
+	{ return on_driver(IT_EV_DRIVER_MAP_RANGE, range_slot_probe[i], IT_CALL_MAP,	\
+			   call_domain(IT_CALL_MAP, bpf_get_current_pid_tgid()), iova, paddr,	\
+			   0, 0, len); }
 
 /* DMA API functions taking the device first */
 #define DEVICE_SLOT(i)								\

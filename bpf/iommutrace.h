@@ -121,4 +121,38 @@ struct it_event {
 	};
 };
 
+/* What the programs do with map/unmap/driver/invalidation calls (rodata capture_mode) */
+enum it_capture_mode {
+	IT_MODE_PER_EVENT,	/* one ring buffer record each */
+	IT_MODE_AGGREGATE,	/* counted in the aggregates hash */
+	IT_MODE_THRESHOLD,	/* a record when the IOMMU core call is >= threshold, else counted */
+};
+
+/* The value of domain_by_call: the IOMMU core call of a kind a thread entered last, its domain
+ * and, where the function has one and the threshold mode reads it, its size (0: unknown). */
+struct it_call_state {
+	__u64 domain;
+	__u64 size;
+};
+
+/* alignment classes above this (1 GiB) are counted as this: no IOMMU page is larger */
+#define IT_AGG_ALIGN_CAP 30
+
+/* The key of the aggregates hash: one class of calls. */
+struct it_agg_key {
+	__u64 domain;		/* 0: unknown (no domain probe) or none (invalidations) */
+	__u64 pgsize;		/* driver map_pages/unmap_pages: the page size; else 0 */
+	__u32 op;		/* enum it_event_kind of the record the call would have made */
+	__u32 size_log2;	/* floor(log2(the call's length in bytes)); 0 when it has none */
+	__u32 align_log2;	/* trailing zero bits of iova|paddr (maps), of iova (unmaps), capped */
+	__u32 pad;
+};
+
+/* Per CPU, cumulative from load (never reset nor deleted: user space takes differences). */
+struct it_agg_value {
+	__u64 count;		/* calls */
+	__u64 bytes;		/* bytes mapped, unmapped or flushed */
+	__u64 pages;		/* page-table entries (driver records), pages flushed; else 0 */
+};
+
 #endif

@@ -194,6 +194,8 @@ static int run_import(const char *path, const char *db_path, bool force,
 	db = itdb_open(partial, ITDB_CREATE_FORCE, err, sizeof(err));
 	if (!db) {
 		log_error("%s", err);
+		if (itdb_remove(partial, err, sizeof(err)))
+			log_warn("could not remove %s: %s", partial, err);
 		return IT_EXIT_FAILURE;
 	}
 	if (itdb_session_begin(db, &(struct itdb_session_info){
@@ -226,8 +228,9 @@ cleanup:
 		log_error("cannot rename %s to %s: %s", partial, db_path, strerror(errno));
 		ret = IT_EXIT_FAILURE;
 	}
-	if (ret != IT_EXIT_OK && unlink(partial) && errno != ENOENT)
-		log_warn("could not remove %s: %s", partial, strerror(errno));
+	/* with its -wal and -shm, which a failure (a full disk) can leave behind */
+	if (ret != IT_EXIT_OK && itdb_remove(partial, err, sizeof(err)))
+		log_warn("could not remove %s: %s", partial, err);
 	if (ret == IT_EXIT_OK)
 		print_summary(path, db_path, format, &st, &info);
 	return ret;

@@ -14,6 +14,7 @@
 #include "common/leaf.h"
 #include "common/log.h"
 #include "common/parse.h"
+#include "common/privilege.h"
 #include "common/sysfs_file.h"
 #include "common/child_report.h"
 #include "io/device_cpu.h"
@@ -105,12 +106,16 @@ static void usage(FILE *f)
 "      --replace         with -o: replace an existing FILE\n"
 "      --append          with -o: add this run's session to FILE when it exists (several\n"
 "                        runs in one database, which report compares)\n"
-"  -f, --force           take a device whose block devices are mounted or held\n"
+"  -f, --force           take a device whose block devices are mounted, swap or held (dm,\n"
+"                        md, LVM); warns per use, naming the user, on stderr and in the\n"
+"                        kernel log\n"
 "  -v, --verbose         debug messages\n"
 "  -h, --help            this text\n"
 "\n"
-"Needs root (sysfs binding, VFIO, pagemap). exit status: 0 ok, 1 failure (also: a command\n"
-"failed or read data that --verify found wrong), 2 bad usage\n", IO_MAX_DEVICES, NVME_IO_MAX_QD);
+"The vfio and uio engines need CAP_SYS_ADMIN, CAP_DAC_OVERRIDE and CAP_IPC_LOCK (root); uring\n"
+"needs access to the namespace's block device. exit status: 0 ok, 1 failure (also: a command\n"
+"failed or read data that --verify found wrong), 2 bad usage, 4 missing privilege\n",
+IO_MAX_DEVICES, NVME_IO_MAX_QD);
 }
 
 static int parse_qds(const char *s, struct io_opts *o)
@@ -614,6 +619,13 @@ int cmd_io(int argc, char **argv)
 		return rc > 0 ? IT_EXIT_OK : IT_EXIT_USAGE;
 	if (check_sizes(&o, size_arg, window_arg))
 		return IT_EXIT_USAGE;
+	/* the uring engine needs only access to the namespace's node, which its open checks */
+	if (o.engine != &io_engine_uring &&
+	    privilege_require(o.engine == &io_engine_vfio ? "io --engine vfio" : "io --engine uio",
+			      PRIV_SYS_ADMIN | PRIV_DAC_OVERRIDE | PRIV_IPC_LOCK,
+			      "it rebinds the device in sysfs, reads its buffers' physical addresses "
+			      "and pins them for DMA"))
+		return IT_EXIT_PRIVILEGE;
 	if (o.engine == &io_engine_vfio && mapper_available(o.mapper))
 		return IT_EXIT_FAILURE;
 	if (o.db_path && o.report_fd < 0)

@@ -17,6 +17,7 @@
 #include "common/leaf.h"
 #include "common/log.h"
 #include "common/parse.h"
+#include "common/privilege.h"
 #include "probes/buffers.h"
 #include "probes/device_setup.h"
 #include "probes/map_report.h"
@@ -78,13 +79,15 @@ static void usage(FILE *f)
 "      --replace         with -o: replace an existing FILE\n"
 "      --append          with -o: add this run's session to FILE when it exists (several\n"
 "                        runs in one database, which report compares)\n"
-"  -f, --force           take a device (or a BAR's device) whose block devices are mounted or\n"
-"                        held\n"
+"  -f, --force           take a device (or a BAR's device) whose block devices are mounted,\n"
+"                        swap or held (dm, md, LVM); warns per use, naming the user, on\n"
+"                        stderr and in the kernel log\n"
 "  -v, --verbose         debug messages\n"
 "  -h, --help            this text\n"
 "\n"
-"Needs root (sysfs binding, VFIO). exit status: 0 ok, 1 failure, 2 bad usage,\n"
-"3 BPF load/attach failed (-o), 4 missing privilege (-o)\n");
+"Needs CAP_SYS_ADMIN, CAP_DAC_OVERRIDE and CAP_IPC_LOCK (with --import-as the first two):\n"
+"root. exit status: 0 ok, 1 failure, 2 bad usage, 3 BPF load/attach failed (-o),\n"
+"4 missing privilege\n");
 }
 
 /* What --import-as takes: a dma-buf, or a BAR window (dma_map_resource); the DMA API's IOVA. */
@@ -343,6 +346,13 @@ int cmd_map(int argc, char **argv)
 		return rc > 0 ? IT_EXIT_OK : IT_EXIT_USAGE;
 	if (check_numbers(&o))
 		return IT_EXIT_USAGE;
+	if (o.import ? privilege_require("map --import-as", PRIV_SYS_ADMIN | PRIV_DAC_OVERRIDE,
+					 "it loads the probe module, opens root's device nodes and "
+					 "reads physical addresses") :
+	    privilege_require("map", PRIV_SYS_ADMIN | PRIV_DAC_OVERRIDE | PRIV_IPC_LOCK,
+			      "it rebinds the device in sysfs, reads the buffer's physical addresses "
+			      "and pins it for DMA"))
+		return IT_EXIT_PRIVILEGE;
 	/* before any device leaves its driver */
 	if (!o.import && mapper_available(o.mapper))
 		return IT_EXIT_FAILURE;

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "common/log.h"
+#include "tracer/aggregates.h"
 #include "options.h"
 
 int cli_getopt(int argc, char **argv, const char *optstring, const struct option *longopts,
@@ -31,4 +32,18 @@ int cli_getopt(int argc, char **argv, const char *optstring, const struct option
 	else
 		log_error("unknown option '%s'; see 'iommutrace %s --help'", arg, command);
 	return '?';
+}
+
+int cli_parse_capture_mode(const char *arg, enum capture_mode *mode)
+{
+	static const enum capture_mode modes[] = { CAPTURE_PER_EVENT, CAPTURE_AGGREGATE,
+						   CAPTURE_THRESHOLD };
+
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
+		if (!strcmp(arg, capture_mode_name(modes[i]))) {
+			*mode = modes[i];
+			return 0;
+		}
+	log_error("bad mode '%s': give per-event, aggregate or threshold", arg);
+	return -1;
 }

@@ -5,6 +5,7 @@
 #include "common/exit_codes.h"
 #include "common/log.h"
 #include "common/parse.h"
+#include "tracer/aggregates.h"
 #include "tracer/recorder.h"
 #include "commands.h"
 #include "options.h"
@@ -13,6 +14,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: iommutrace record -o FILE.db [-d TIME] [--force | --append] [--ring-size SIZE] [--tracefs]\n"
+"                         [--mode MODE] [--threshold SIZE] [--flush-interval TIME]\n"
 "                         [--root DIR] [-- COMMAND ARGS...]\n"
 "       iommutrace record --list-probes\n"
 "\n"
@@ -29,6 +31,17 @@ static void usage(FILE *f)
 "                        older one is migrated): several sessions in one file, which report\n"
 "                        shows one by one and compares (IOMMU off against on)\n"
 "      --ring-size SIZE  BPF ring buffer size (default 16M; K/M/G suffixes)\n"
+"      --mode MODE       what becomes a row (eBPF capture):\n"
+"                          threshold (default): maps and unmaps of at least --threshold,\n"
+"                            with their driver pages, are rows; smaller ones are counted\n"
+"                            per domain and class of call (map_aggregates), as are IOTLB\n"
+"                            invalidations\n"
+"                          per-event: every map, unmap, driver page and invalidation is a row\n"
+"                          aggregate: all of those are counted, none is a row\n"
+"                        attach, group, fault and domain records are rows in every mode\n"
+"      --threshold SIZE  the threshold mode's boundary (default 2M; K/M/G suffixes)\n"
+"      --flush-interval TIME  how often counts are stored (default 1s; aggregate and\n"
+"                        threshold modes)\n"
 "      --tracefs         capture the tracepoints through tracefs instead of eBPF\n"
 "                        (no domains, no driver page sizes)\n"
 "      --list-probes     show which probes attach on this kernel, how, and why not\n"
@@ -52,12 +65,16 @@ int cmd_record(int argc, char **argv)
 		{ "tracefs", no_argument, NULL, 't' },
 		{ "list-probes", no_argument, NULL, 'l' },
 		{ "root", required_argument, NULL, 's' },
+		{ "mode", required_argument, NULL, 'm' },
+		{ "threshold", required_argument, NULL, 'T' },
+		{ "flush-interval", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{},
 	};
-	struct recorder_opts o = { .sysfs_root = "/" };
-	int opt, list = 0;
+	struct recorder_opts o = { .sysfs_root = "/", .mode = CAPTURE_THRESHOLD };
+	int opt, list = 0, mode_given = 0;
+	const char *threshold = NULL, *flush = NULL;
 	uint64_t size;
 
 	while ((opt = cli_getopt(argc, argv, "+o:d:favh", long_opts, "record")) != -1) {
@@ -94,6 +111,28 @@ int cmd_record(int argc, char **argv)
 		case 's':
 			o.sysfs_root = optarg;
 			break;
+		case 'm':
+			if (cli_parse_capture_mode(optarg, &o.mode))
+				return IT_EXIT_USAGE;
+			mode_given = 1;
+			break;
+		case 'T':
+			if (parse_size(optarg, &o.threshold_bytes) || !o.threshold_bytes) {
+				log_error("bad threshold '%s': give a size above 0 (e.g. 64K, 2M)",
+					  optarg);
+				return IT_EXIT_USAGE;
+			}
+			threshold = optarg;
+			break;
+		case 'F':
+			if (parse_duration_ns(optarg, &o.flush_interval_ns) ||
+			    o.flush_interval_ns < 1000000) {
+				log_error("bad flush interval '%s': give 1ms or more (e.g. 500ms, 2s)",
+					  optarg);
+				return IT_EXIT_USAGE;
+			}
+			flush = optarg;
+			break;
 		case 'v':
 			log_verbose++;
 			break;
@@ -116,6 +155,21 @@ int cmd_record(int argc, char **argv)
 		return recorder_list_probes(&o);
 	if (!o.db_path) {
 		log_error("no output database: give -o FILE.db");
+		return IT_EXIT_USAGE;
+	}
+	if (threshold && o.mode != CAPTURE_THRESHOLD) {
+		log_error("--threshold sets the threshold mode's boundary: drop it or --mode %s",
+			  capture_mode_name(o.mode));
+		return IT_EXIT_USAGE;
+	}
+	if (flush && o.mode == CAPTURE_PER_EVENT) {
+		log_error("--flush-interval stores counts, which --mode per-event does not keep: "
+			  "give one");
+		return IT_EXIT_USAGE;
+	}
+	if (o.use_tracefs && mode_given && o.mode != CAPTURE_PER_EVENT) {
+		log_error("--tracefs records every call: --mode %s needs eBPF capture",
+			  capture_mode_name(o.mode));
 		return IT_EXIT_USAGE;
 	}
 	if (o.force && o.append) {

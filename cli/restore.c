@@ -10,6 +10,7 @@
 #include <string.h>
 #include "common/exit_codes.h"
 #include "common/log.h"
+#include "common/privilege.h"
 #include "probes/binding_journal.h"
 #include "probes/device_binding.h"
 #include "commands.h"
@@ -34,8 +35,9 @@ static void usage(FILE *f)
 "  -v, --verbose   debug messages (each entry's content)\n"
 "  -h, --help      this text\n"
 "\n"
-"Needs root to rebind devices. exit status: 0 every device back, or nothing to do;\n"
-"1 a device not put back, or a malformed entry; 2 bad usage\n");
+"Needs CAP_DAC_OVERRIDE (root) to rebind devices; --dry-run needs none. exit status: 0 every\n"
+"device back, or nothing to do; 1 a device not put back, or a malformed entry; 2 bad usage;\n"
+"4 missing privilege\n");
 }
 
 struct restore_run {
@@ -133,6 +135,11 @@ static void restore_entry(const char *name, void *ctx)
 	}
 }
 
+static void count_entry(const char *name, void *ctx)
+{
+	(*(int *)ctx)++;
+}
+
 int cmd_restore(int argc, char **argv)
 {
 	static const struct option long_opts[] = {
@@ -143,7 +150,7 @@ int cmd_restore(int argc, char **argv)
 	};
 	struct restore_run r = { 0 };
 	char dir[PATH_MAX];
-	int opt;
+	int opt, entries = 0;
 
 	while ((opt = cli_getopt(argc, argv, "vh", long_opts, "restore")) != -1) {
 		switch (opt) {
@@ -161,6 +168,14 @@ int cmd_restore(int argc, char **argv)
 		log_error("the binding journal's path is too long: shorten IOMMUTRACE_RUN_DIR");
 		return IT_EXIT_FAILURE;
 	}
+	if (binding_journal_for_each(count_entry, &entries)) {
+		log_error("reading the binding journal %s: %s", dir, strerror(errno));
+		return IT_EXIT_FAILURE;
+	}
+	if (entries && !r.dry_run &&
+	    privilege_require("restore", PRIV_DAC_OVERRIDE,
+			      "it writes the devices' driver bindings in sysfs, which are root's"))
+		return IT_EXIT_PRIVILEGE;
 	if (binding_journal_for_each(restore_entry, &r)) {
 		log_error("reading the binding journal %s: %s", dir, strerror(errno));
 		return IT_EXIT_FAILURE;

@@ -45,6 +45,7 @@ int self_record_run(int argc, char **argv, const struct self_record *r)
 	int status = -1, ret = IT_EXIT_FAILURE, k = 0;
 	struct recorder_opts o = { .db_path = r->db_path, .force = r->replace, .append = r->append,
 				   .force_option = "--replace", .sysfs_root = "/",
+				   .mode = r->mode, .threshold_bytes = r->threshold_bytes,
 				   .command = command, .command_status = &status,
 				   .store_extra = store, .store_extra_ctx = &ctx };
 

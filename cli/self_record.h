@@ -8,11 +8,17 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sqlite3.h>
+#include "tracer/bpf_capture.h"
 
 struct self_record {
 	const char *db_path;
 	bool replace;			/* replace an existing database */
 	bool append;			/* add the session to an existing database */
+	/* what becomes a row (tracer/bpf_capture.h). Zero, per-event, is what map -o and io -o
+	 * use: their checks (map_pages_check_view, maps at the buffer's IOVA) need a row per
+	 * call. threshold_bytes 0: 2 MiB */
+	enum capture_mode mode;
+	uint64_t threshold_bytes;
 	/* stores the report (at the start of report_fd) with the session; 0 or -1 */
 	int (*store)(sqlite3 *db, int64_t session_id, int report_fd);
 };

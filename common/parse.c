@@ -3,10 +3,17 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "parse.h"
+
+/* 0x-hex, else decimal: strtoull's base 0 would read a leading 0 as octal ("010" is 8) */
+static int number_base(const char *s)
+{
+	return s[0] == '0' && (s[1] == 'x' || s[1] == 'X') ? 16 : 10;
+}
 
 int parse_u64(const char *s, uint64_t *out)
 {
@@ -18,7 +25,7 @@ int parse_u64(const char *s, uint64_t *out)
 		return -1;
 	}
 	errno = 0;
-	v = strtoull(s, &end, 0);
+	v = strtoull(s, &end, number_base(s));
 	if (errno == ERANGE)
 		return -1;
 	if (end == s || *end) {
@@ -59,7 +66,7 @@ int parse_size(const char *s, uint64_t *out)
 		return -1;
 	}
 	errno = 0;
-	v = strtoull(s, &end, 0);
+	v = strtoull(s, &end, number_base(s));
 	if (errno == ERANGE)
 		return -1;
 	if (end == s) {
@@ -91,7 +98,8 @@ int parse_duration_ns(const char *s, uint64_t *out_ns)
 	char *end;
 	double v;
 
-	if (!s || !*s || !(isdigit((unsigned char)*s) || *s == '.')) {
+	/* strtod would also read hex ("0x1p3") */
+	if (!s || !*s || !(isdigit((unsigned char)*s) || *s == '.') || strpbrk(s, "xX")) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -120,25 +128,30 @@ int parse_duration_ns(const char *s, uint64_t *out_ns)
 	return -1;
 }
 
+/* n hex digits at s, nothing else (sscanf's %x would also take a sign or leading spaces) */
+static bool hex_field(const char *s, int n, unsigned *out)
+{
+	unsigned v = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (!isxdigit((unsigned char)s[i]))
+			return false;
+		v = v << 4 | (unsigned)(isdigit((unsigned char)s[i]) ? s[i] - '0' :
+					(tolower((unsigned char)s[i]) - 'a' + 10));
+	}
+	*out = v;
+	return true;
+}
+
 int parse_bdf(const char *s, char out[13])
 {
 	unsigned dom = 0, bus, dev, fn;
-	int n = 0;
+	size_t len = s ? strlen(s) : 0;
+	const char *b = len == 12 ? s + 5 : s;
 
-	if (!s) {
-		errno = EINVAL;
-		return -1;
-	}
-	if (sscanf(s, "%4x:%2x:%2x.%1x%n", &dom, &bus, &dev, &fn, &n) == 4 && !s[n] && n == 12)
-		goto ok;
-	dom = 0;
-	n = 0;
-	if (sscanf(s, "%2x:%2x.%1x%n", &bus, &dev, &fn, &n) == 3 && !s[n] && n == 7)
-		goto ok;
-	errno = EINVAL;
-	return -1;
-ok:
-	if (dev > 0x1f || fn > 7) {
+	if ((len != 12 && len != 7) || (len == 12 && (!hex_field(s, 4, &dom) || s[4] != ':')) ||
+	    !hex_field(b, 2, &bus) || b[2] != ':' || !hex_field(b + 3, 2, &dev) || b[5] != '.' ||
+	    !hex_field(b + 6, 1, &fn) || dev > 0x1f || fn > 7) {
 		errno = EINVAL;
 		return -1;
 	}

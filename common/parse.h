@@ -8,11 +8,12 @@
 
 /* "4096", "0x1000", "4K", "2M", "1G", "1T" (binary multiples, K/KiB/k accepted). */
 int parse_size(const char *s, uint64_t *out);
-/* Unsigned integer, decimal or 0x-hex. */
+/* Unsigned integer, decimal or 0x-hex (a leading 0 is still decimal). */
 int parse_u64(const char *s, uint64_t *out);
 /* Seconds, fractional allowed, with optional unit: "1", "0.5", "250ms", "2s", "3m", "1h"; > 0. */
 int parse_duration_ns(const char *s, uint64_t *out_ns);
-/* "0000:01:00.0" or "01:00.0" (domain 0) into the canonical "dddd:bb:dd.f" form. */
+/* "0000:01:00.0" or "01:00.0" (domain 0) into the canonical "dddd:bb:dd.f" form: hex digits
+ * exactly there (no sign, no spaces), device at most 1f, function at most 7. */
 int parse_bdf(const char *s, char out[13]);
 
 #endif

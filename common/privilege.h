@@ -1,5 +1,12 @@
-/* Which capabilities this process has, for the commands that need some (record: CAP_BPF and
- * CAP_PERFMON, or CAP_SYS_ADMIN on kernels without them). */
+/* Which capabilities this process has, for the commands that need some. What each subcommand
+ * needs (docs/robustness.md, "Privileges"):
+ *   record:  CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN (else it falls back to tracefs);
+ *   map, io --engine vfio|uio:  CAP_SYS_ADMIN (physical addresses from pagemap, PCI config and
+ *            resources), CAP_DAC_OVERRIDE (sysfs binding files, /dev/vfio groups: root's),
+ *            CAP_IPC_LOCK (pinning DMA buffers beyond RLIMIT_MEMLOCK);
+ *   restore (not --dry-run, with entries):  CAP_DAC_OVERRIDE;
+ *   io --engine uring:  read (and, with --allow-write, write) access to the namespace's node;
+ *   devices, import, report, audit:  none beyond the files named. */
 #ifndef IOMMUTRACE_PRIVILEGE_H
 #define IOMMUTRACE_PRIVILEGE_H
 
@@ -9,5 +16,15 @@
 /* True when the effective set can load and attach tracing BPF programs; otherwise writes the
  * missing capabilities ("CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN)") into missing. */
 bool privilege_can_trace_bpf(char *missing, size_t len);
+
+/* Bits of privilege_require's mask */
+#define PRIV_SYS_ADMIN (1u << 0)
+#define PRIV_DAC_OVERRIDE (1u << 1)
+#define PRIV_IPC_LOCK (1u << 2)
+
+/* Returns 0 when the effective set holds every capability of mask; otherwise says in one line
+ * that `iommutrace WHAT` needs them (why: what they are for), which ones this process lacks, and
+ * to run it as root, and returns -1. */
+int privilege_require(const char *what, unsigned mask, const char *why);
 
 #endif

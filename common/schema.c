@@ -2,6 +2,14 @@
 #include "schema.h"
 
 
+/* SQL text: 2^col bytes as people read it ("4 KiB"), for the aggregates' size classes */
+#define POW2_TEXT(col) \
+	"(CASE WHEN " col " >= 40 THEN (1 << (" col " - 40)) || ' TiB'" \
+	" WHEN " col " >= 30 THEN (1 << (" col " - 30)) || ' GiB'" \
+	" WHEN " col " >= 20 THEN (1 << (" col " - 20)) || ' MiB'" \
+	" WHEN " col " >= 10 THEN (1 << (" col " - 10)) || ' KiB'" \
+	" ELSE (1 << " col ") || ' B' END)"
+
 const char it_schema_sql[] =
 "CREATE TABLE IF NOT EXISTS meta ("
 "  key TEXT PRIMARY KEY,"
@@ -174,7 +182,31 @@ const char it_schema_sql[] =
 "  cpu INTEGER NOT NULL,"
 "  event TEXT NOT NULL,"
 "  lost INTEGER NOT NULL,"
-"  reason TEXT NOT NULL);"		/* ringbuf-full | tracefs-overrun | ... */
+"  reason TEXT NOT NULL);"		/* ringbuf-full | tracefs-overrun | aggregates-full | ... */
+
+/* How a record session captured (schema 8): sessions without a row recorded every call. */
+"CREATE TABLE IF NOT EXISTS capture_settings ("
+"  session_id INTEGER PRIMARY KEY REFERENCES sessions,"
+"  mode TEXT NOT NULL,"			/* per-event | aggregate | threshold */
+"  threshold_bytes INTEGER,"		/* threshold: calls from this size on are rows */
+"  flush_interval_ns INTEGER,"		/* aggregate, threshold: how often counts were stored */
+"  aggregate_entries INTEGER);"		/* aggregate, threshold: classes the BPF hash holds */
+
+/* Calls counted instead of recorded (aggregate and threshold modes, schema 8): per flush, what
+ * each class of call added since the previous flush. Sum over flush_ns for a session's totals. */
+"CREATE TABLE IF NOT EXISTS map_aggregates ("
+"  session_id INTEGER NOT NULL REFERENCES sessions,"
+"  flush_ns INTEGER NOT NULL,"		/* CLOCK_MONOTONIC when the counts were read */
+"  domain_ptr INTEGER,"			/* NULL: unknown, or none (invalidations) */
+"  op TEXT NOT NULL,"			/* map | unmap | driver_map | driver_unmap | driver_map_range */
+					/* | qi_submit | cache_tag_flush */
+"  size_log2 INTEGER NOT NULL,"		/* floor(log2(call length)); 0: none (qi_submit) */
+"  pgsize_bytes INTEGER NOT NULL,"	/* driver_map / driver_unmap: the page size; else 0 */
+"  align_log2 INTEGER NOT NULL,"	/* trailing zero bits of iova|paddr (map), iova (unmap), */
+					/* capped at 30 */
+"  count INTEGER NOT NULL,"
+"  bytes INTEGER NOT NULL,"		/* mapped, unmapped (as the kernel reports) or flushed */
+"  pages INTEGER NOT NULL);"		/* driver records: page-table entries; flushes: pages */
 
 /* Lifetimes of mapped IOVA ranges (schema 7; analyzer/lifetimes.h): a map is one piece while
  * whole; an unmap of part of it ends that part and leaves the rest as pieces of their own. */
@@ -431,7 +463,17 @@ const char it_schema_sql[] =
 "  FROM sizes z JOIN map_runs r ON r.session_id = z.session_id"
 "  LEFT JOIN map_expected_pages e ON e.session_id = z.session_id"
 "   AND e.pgsize_bytes = z.pgsize_bytes"
-"  LEFT JOIN seen s ON s.session_id = z.session_id AND s.pgsize_bytes = z.pgsize_bytes;";
+"  LEFT JOIN seen s ON s.session_id = z.session_id AND s.pgsize_bytes = z.pgsize_bytes;"
+
+/* map_aggregates summed over the session's flushes, with readable classes: call sizes from
+ * call_size_min_bytes up to (not including) twice that. */
+"CREATE VIEW IF NOT EXISTS map_aggregates_view AS SELECT session_id,"
+"  " HEX("domain_ptr") " AS domain, domain_ptr, op, size_log2,"
+"  CASE WHEN op = 'qi_submit' THEN NULL ELSE 1 << size_log2 END AS call_size_min_bytes,"
+"  CASE WHEN op = 'qi_submit' THEN NULL ELSE " POW2_TEXT("size_log2") " END"
+"  AS call_size_class, pgsize_bytes, align_log2,"
+"  SUM(count) AS count, SUM(bytes) AS bytes, SUM(pages) AS pages, COUNT(*) AS flushes"
+"  FROM map_aggregates GROUP BY session_id, domain_ptr, op, size_log2, pgsize_bytes, align_log2;";
 
 const char it_schema_v3_before_sql[] =
 "ALTER TABLE io_runs ADD COLUMN device_count INTEGER NOT NULL DEFAULT 1;"

@@ -3,7 +3,7 @@
 #ifndef IOMMUTRACE_SCHEMA_H
 #define IOMMUTRACE_SCHEMA_H
 
-#define IT_SCHEMA_VERSION 7
+#define IT_SCHEMA_VERSION 8
 #define IT_APPLICATION_ID 0x494f4d54 /* "IOMT" in PRAGMA application_id */
 
 /* SQL text: a nullable address column as hex text; NULL stays NULL (printf would print 0x0). */

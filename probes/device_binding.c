@@ -1,6 +1,5 @@
 /* Binding to vfio-pci or uio_pci_generic through sysfs and restoring the original driver (see
  * device_binding.h). */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -12,6 +11,7 @@
 #include "common/log.h"
 #include "binding_journal.h"
 #include "device_binding.h"
+#include "device_uses.h"
 
 #define VFIO_PCI "vfio-pci"
 
@@ -47,85 +47,62 @@ static void current_override(const char *bdf, char *out, size_t len)
 		out[0] = '\0';
 }
 
-static bool dir_has_entries(const char *path)
-{
-	DIR *d = opendir(path);
-	struct dirent *e;
-	bool found = false;
+struct uses {
+	const char *bdf;
+	bool force;
+	char first[PATH_MAX + 160];
+	char who[160];
+	int count;
+};
 
-	if (!d)
-		return false;
-	while (!found && (e = readdir(d)))
-		found = e->d_name[0] != '.';
-	closedir(d);
-	return found;
+/* Also into the kernel log, so that a forced take is on record where the machine's owner looks
+ * (best effort: /dev/kmsg may be absent or read-only) */
+static void log_to_kmsg(const char *line)
+{
+	char record[1024];
+	int fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC), n;
+
+	if (fd < 0)
+		return;
+	/* one write per record (dprintf cannot: its stream seeks, which /dev/kmsg refuses) */
+	n = snprintf(record, sizeof(record), "<4>iommutrace[%d]: %s\n", (int)getpid(), line);
+	if (n >= (int)sizeof(record))
+		n = sizeof(record) - 1;
+	if (write(fd, record, (size_t)n) < 0)
+		log_debug("cannot write to /dev/kmsg: %s", strerror(errno));
+	close(fd);
 }
 
-static bool dev_is_mounted(const char *majmin)
+static void on_use(const char *use, void *ctx)
 {
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	char line[4096], field[32];
-	bool found = false;
+	struct uses *u = ctx;
+	char line[sizeof(u->first) + 256];
 
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f))
-		found = sscanf(line, "%*s %*s %31s", field) == 1 && !strcmp(field, majmin);
-	fclose(f);
-	return found;
+	if (!u->count++)
+		snprintf(u->first, sizeof(u->first), "%s", use);
+	if (!u->force)
+		return;
+	snprintf(line, sizeof(line), "%s: --force: %s takes it although %s", u->bdf, u->who, use);
+	log_warn("%s", line);
+	log_to_kmsg(line);
 }
 
-/* A block device (disk or partition) directory under /sys/block: held or mounted? */
-static bool block_in_use(const char *dir, const char *name, const char *bdf)
+/* Refused when its block devices are in use (device_uses.h), unless forced: then every use is
+ * warned about, naming the user, here and in the kernel log. */
+static bool device_in_use(const char *bdf, bool force)
 {
-	char path[PATH_MAX], majmin[32];
+	struct uses u = { .bdf = bdf, .force = force };
 
-	snprintf(path, sizeof(path), "%s/holders", dir);
-	if (dir_has_entries(path)) {
-		log_error("%s: block device %s has holders (%s); use --force to take it anyway",
-			  bdf, name, path);
-		return true;
-	}
-	snprintf(path, sizeof(path), "%s/dev", dir);
-	if (!sysfs_read_text(path, majmin, sizeof(majmin)) && dev_is_mounted(majmin)) {
-		log_error("%s: block device %s (%s) is mounted; use --force to take it anyway",
-			  bdf, name, majmin);
-		return true;
-	}
-	return false;
-}
-
-/* Every disk in /sys/block whose device path runs through the PCI device, and its partitions. */
-static bool device_in_use(const char *bdf)
-{
-	char needle[20], path[PATH_MAX], real[PATH_MAX], part[PATH_MAX];
-	DIR *d = opendir("/sys/block"), *p;
-	struct dirent *e, *pe;
-	bool used = false;
-
-	if (!d)
+	device_uses_who(u.who, sizeof(u.who));
+	device_uses_find(bdf, "/sys", "/proc", on_use, &u);
+	if (!u.count || force)
 		return false;
-	snprintf(needle, sizeof(needle), "/%s/", bdf);
-	while (!used && (e = readdir(d))) {
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/sys/block/%s", e->d_name);
-		if (!realpath(path, real) || !strstr(real, needle))
-			continue;
-		used = block_in_use(real, e->d_name, bdf);
-		p = opendir(real);
-		while (!used && p && (pe = readdir(p))) {
-			if (strncmp(pe->d_name, e->d_name, strlen(e->d_name)))
-				continue;
-			if (snprintf(part, sizeof(part), "%s/%s", real, pe->d_name) >= (int)sizeof(part))
-				continue;
-			used = block_in_use(part, pe->d_name, bdf);
-		}
-		if (p)
-			closedir(p);
-	}
-	closedir(d);
-	return used;
+	if (u.count > 1)
+		log_error("%s: %s, and %d more uses of its block devices; use --force to take it "
+			  "anyway", bdf, u.first, u.count - 1);
+	else
+		log_error("%s: %s; use --force to take it anyway", bdf, u.first);
+	return true;
 }
 
 static int unbind(const char *bdf)
@@ -219,7 +196,7 @@ int device_bind(struct device_binding *b, const char *bdf, const char *driver_na
 		log_error("the %s driver is not loaded: modprobe %s", driver_name, driver_name);
 		return -1;
 	}
-	if (!force && device_in_use(bdf))
+	if (device_in_use(bdf, force))
 		return -1;
 	current_override(bdf, b->orig_override, sizeof(b->orig_override));
 	if (journal_binding(b, driver_name))

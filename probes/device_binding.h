@@ -2,9 +2,10 @@
  * it back: driver_override, unbind, drivers_probe; the original driver and driver_override are
  * remembered, in the binding journal too (binding_journal.h) for `iommutrace restore`, and
  * restored. A device without an IOMMU group (for vfio-pci), or whose new driver is not loaded, is
- * refused before it leaves its driver; one whose block devices are mounted or held (dm, md, ...)
- * too, unless forced; and one whose journal entry cannot be written, or that has an entry
- * already (another iommutrace holds it, or one left it without putting it back). Functions log
+ * refused before it leaves its driver; one whose block devices are mounted, swap or held (dm,
+ * md, LVM: device_uses.h) too, unless forced, when each use is warned about naming the user, on
+ * stderr and in the kernel log; and one whose journal entry cannot be written, or that has an
+ * entry already (another iommutrace holds it, or one left it without putting it back). Functions log
  * one line on failure and return -1. */
 #ifndef IOMMUTRACE_DEVICE_BINDING_H
 #define IOMMUTRACE_DEVICE_BINDING_H
@@ -20,7 +21,7 @@ struct device_binding {
 };
 
 /* Binds the device to driver_name (nothing to do when it already is). force: go on although its
- * block devices are mounted or held. */
+ * block devices are mounted, swap or held, with a warning per use. */
 int device_bind(struct device_binding *b, const char *bdf, const char *driver_name, bool force);
 /* device_bind to vfio-pci, which first needs the device to have an IOMMU group. */
 int device_bind_vfio(struct device_binding *b, const char *bdf, bool force);

@@ -106,6 +106,7 @@ static void set_probe_ids(struct bpf_capture *c)
 		case ROLE_DOMAIN_CALL:
 			ro->domain_slot_probe[p->index] = i;
 			ro->domain_slot_call[p->index] = p->call;
+			ro->domain_slot_size_arg[p->index] = p->size_arg;
 			break;
 		case ROLE_DRIVER_MAP:
 			ro->map_slot_probe[p->index] = i;
@@ -136,7 +137,7 @@ static size_t ringbuf_size(size_t want)
 
 /* Opens the skeleton with the plan's programs switched on and loads it; returns 0 or libbpf's
  * negative error. */
-static int open_and_load(struct bpf_capture *c, size_t ringbuf_bytes)
+static int open_and_load(struct bpf_capture *c, const struct bpf_capture_opts *opts)
 {
 	struct bpf_program *prog;
 
@@ -159,7 +160,14 @@ static int open_and_load(struct bpf_capture *c, size_t ringbuf_bytes)
 		}
 	}
 	set_probe_ids(c);
-	bpf_map__set_max_entries(c->skel->maps.events, ringbuf_size(ringbuf_bytes));
+	c->skel->rodata->capture_mode = (__u32)opts->mode;
+	c->skel->rodata->threshold_bytes = opts->threshold_bytes ? opts->threshold_bytes :
+				     CAPTURE_DEFAULT_THRESHOLD;
+	bpf_map__set_max_entries(c->skel->maps.events, ringbuf_size(opts->ringbuf_bytes));
+	/* preallocated: the per-event mode never counts, and pays one entry */
+	bpf_map__set_max_entries(c->skel->maps.aggregates, opts->mode == CAPTURE_PER_EVENT ? 1 :
+				 opts->aggregate_entries ? opts->aggregate_entries :
+				 CAPTURE_DEFAULT_AGGREGATE_ENTRIES);
 	return iommutrace_bpf__load(c->skel);
 }
 
@@ -175,8 +183,8 @@ static struct probe *probe_of_program(struct bpf_capture *c, const char *prog)
 	return NULL;
 }
 
-struct bpf_capture *bpf_capture_load(struct probe_plan *plan, size_t ringbuf_bytes, char *err,
-				     size_t errlen)
+struct bpf_capture *bpf_capture_load(struct probe_plan *plan, const struct bpf_capture_opts *opts,
+				     char *err, size_t errlen)
 {
 	struct bpf_capture *c = calloc(1, sizeof(*c));
 	struct probe *refused;
@@ -190,7 +198,7 @@ struct bpf_capture *bpf_capture_load(struct probe_plan *plan, size_t ringbuf_byt
 	libbpf_set_print(libbpf_log);
 	for (size_t attempt = 0; attempt <= plan->count; attempt++) {
 		refused_prog[0] = '\0';
-		ret = open_and_load(c, ringbuf_bytes);
+		ret = open_and_load(c, opts ? opts : &(struct bpf_capture_opts){ 0 });
 		if (!ret)
 			return c;
 		refused = c->skel && refused_prog[0] ? probe_of_program(c, refused_prog) : NULL;
@@ -280,11 +288,13 @@ void bpf_capture_detach(struct bpf_capture *c)
 	}
 }
 
-int bpf_capture_losses(struct bpf_capture *c,
-		       int (*fn)(uint32_t cpu, uint32_t kind, uint64_t lost, void *ctx), void *ctx)
+/* Calls fn for each (cpu, kind) with a nonzero count in the per-CPU array map (indexed by
+ * event kind). */
+static int percpu_counts(struct bpf_map *map,
+			 int (*fn)(uint32_t cpu, uint32_t kind, uint64_t n, void *ctx), void *ctx)
 {
 	int ncpus = libbpf_num_possible_cpus();
-	int fd = bpf_map__fd(c->skel->maps.drops);
+	int fd = bpf_map__fd(map);
 	__u64 *values;
 	int ret = 0;
 
@@ -304,6 +314,24 @@ int bpf_capture_losses(struct bpf_capture *c,
 	}
 	free(values);
 	return ret;
+}
+
+int bpf_capture_losses(struct bpf_capture *c,
+		       int (*fn)(uint32_t cpu, uint32_t kind, uint64_t lost, void *ctx), void *ctx)
+{
+	return percpu_counts(c->skel->maps.drops, fn, ctx);
+}
+
+int bpf_capture_aggregate_losses(struct bpf_capture *c,
+				 int (*fn)(uint32_t cpu, uint32_t kind, uint64_t lost, void *ctx),
+				 void *ctx)
+{
+	return percpu_counts(c->skel->maps.agg_overflow, fn, ctx);
+}
+
+int bpf_capture_aggregates_fd(struct bpf_capture *c)
+{
+	return bpf_map__fd(c->skel->maps.aggregates);
 }
 
 int bpf_capture_prog_fd(struct bpf_capture *c, const char *prog_name)

@@ -13,11 +13,29 @@ struct bpf_capture;
 
 typedef int (*bpf_capture_event_fn)(const struct it_event *e, void *ctx);
 
-/* Opens and loads the skeleton for plan (which must outlive the capture); ringbuf_bytes is
- * rounded up to a power of two of at least one page (0: 16 MiB). On failure returns NULL with
- * one line in err. */
-struct bpf_capture *bpf_capture_load(struct probe_plan *plan, size_t ringbuf_bytes, char *err,
-				     size_t errlen);
+/* What the BPF side sends through the ring buffer and what it counts in the aggregate hash
+ * (tracer/aggregates.h). */
+enum capture_mode {
+	CAPTURE_PER_EVENT = IT_MODE_PER_EVENT,	/* every map/unmap/driver/invalidation call is a record */
+	CAPTURE_AGGREGATE = IT_MODE_AGGREGATE,	/* those calls are counted, not recorded */
+	CAPTURE_THRESHOLD = IT_MODE_THRESHOLD,	/* calls of >= threshold_bytes recorded, smaller counted */
+};
+
+#define CAPTURE_DEFAULT_THRESHOLD (2ull << 20)
+/* classes of call counted at most: domains x ops x size classes x page sizes x alignments seen */
+#define CAPTURE_DEFAULT_AGGREGATE_ENTRIES 4096u
+
+struct bpf_capture_opts {
+	size_t ringbuf_bytes;		/* rounded up to a power of two >= one page; 0: 16 MiB */
+	enum capture_mode mode;
+	uint64_t threshold_bytes;	/* CAPTURE_THRESHOLD only; 0: 2 MiB */
+	uint32_t aggregate_entries;	/* capacity of the aggregate hash; 0: the default */
+};
+
+/* Opens and loads the skeleton for plan (which must outlive the capture) with opts (NULL:
+ * per-event, 16 MiB ring buffer). On failure returns NULL with one line in err. */
+struct bpf_capture *bpf_capture_load(struct probe_plan *plan, const struct bpf_capture_opts *opts,
+				     char *err, size_t errlen);
 /* Attaches every loaded program; marks each probe attached or not (reason). Returns the number
  * of probes attached. */
 int bpf_capture_attach(struct bpf_capture *c);
@@ -30,6 +48,13 @@ void bpf_capture_detach(struct bpf_capture *c);
 /* Calls fn for each (cpu, event kind) whose records were lost because the ring buffer was full. */
 int bpf_capture_losses(struct bpf_capture *c,
 		       int (*fn)(uint32_t cpu, uint32_t kind, uint64_t lost, void *ctx), void *ctx);
+/* Calls fn for each (cpu, event kind) whose calls were not counted because the aggregates hash
+ * was full (aggregate and threshold modes). */
+int bpf_capture_aggregate_losses(struct bpf_capture *c,
+				 int (*fn)(uint32_t cpu, uint32_t kind, uint64_t lost, void *ctx),
+				 void *ctx);
+/* The fd of the aggregates hash (tracer/aggregates.h reads it). */
+int bpf_capture_aggregates_fd(struct bpf_capture *c);
 /* The fd of a loaded program by name (tests drive raw_tp programs with BPF_PROG_TEST_RUN), or -1. */
 int bpf_capture_prog_fd(struct bpf_capture *c, const char *prog_name);
 /* The fd of a map by name (tests seed domain_by_call), or -1. */

@@ -6,8 +6,17 @@
  * stored with its map_id/unmap_id. A map that arrives with no observed driver pages gets the leaf
  * rule's pages as source='derived', right then (the domain's page-size set when known, else the
  * fallback set). An unmap with no driver record gets, as source='derived', the pages of the live
- * mappings it took away (tracer/live_maps.h; at most 2^20 live mappings are remembered, about
- * 48 bytes each, so the writer's memory stays bounded).
+ * mappings it took away (tracer/live_maps.h).
+ *
+ * Rows of maps, unmaps and driver_maps wait in blocks of 32 and are inserted a block at a time;
+ * every row is in the database, even as this connection sees it, once the batch is committed.
+ *
+ * Memory is bounded however long the trace, by about 60 MiB: driver records waiting for their
+ * event, at most 4096 of 128 bytes (512 KiB, allocated at start); live mappings, at most 2^20 of
+ * 48 bytes plus an 8-byte bucket each (56 MiB; beyond that, mappings are not tracked and unmaps
+ * of them get no derived pages); domains' page sizes, at most 2^16 (2 MiB; beyond that, the
+ * fallback set); the row blocks (32 KiB); and SQLite's page cache of the connection (itdb_open:
+ * 2000 KiB) and prepared statements. The -wal file is on disk, checkpointed every 8192 pages.
  *
  * Not thread-safe: one writer per capture thread. */
 #ifndef IOMMUTRACE_EVENT_WRITER_H

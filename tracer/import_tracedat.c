@@ -12,9 +12,19 @@ const char *tracecmd_get_trace_clock(struct tracecmd_input *handle);
 
 /* libtracecmd 1.3 (trace-cmd 3.1.6) crashes in tracecmd_close() on a handle whose
  * tracecmd_init_data() failed (a version 6 file truncated in its data): such a handle is left
- * open, and kept reachable here (volatile: the store must not be optimized away) rather than
- * leaked. One per process: the CLI reads one file. */
-static struct tracecmd_input *volatile unclosable;
+ * open, and kept reachable here rather than leaked (the CLI reads one file; the fuzzer many). */
+static struct tracecmd_input **unclosable;
+static size_t n_unclosable;
+
+static void keep_unclosable(struct tracecmd_input *handle)
+{
+	struct tracecmd_input **more = realloc(unclosable, (n_unclosable + 1) * sizeof(*more));
+
+	if (!more)
+		return;
+	unclosable = more;
+	unclosable[n_unclosable++] = handle;
+}
 
 struct buffer {
 	struct tracecmd_input *handle;
@@ -155,7 +165,7 @@ int import_tracedat(const char *path, const struct ftrace_sink *sink, struct ftr
 		return -1;
 	}
 	if (tracecmd_init_data(top) < 0) {
-		unclosable = top;
+		keep_unclosable(top);
 		snprintf(err, errlen, "%s: cannot read the data of this trace.dat (truncated or "
 			 "corrupt)", path);
 		return -1;

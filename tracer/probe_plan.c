@@ -42,51 +42,56 @@ struct function_def {
 	const char *name;
 	enum probe_role role;
 	enum it_domain_call call;
+	/* domain calls: 1-based position of the call's size argument, 0 when it has none */
+	uint32_t size_arg;
 };
 
 /* Every function of a role that the running kernel has gets a slot; names differ across kernels
  * (comments say where each exists), which is why presence is probed, never assumed. */
 static const struct function_def functions[] = {
 	/* IOMMU core: the function emitting iommu:map and its callers (6.1: iommu_map,
-	 * iommu_map_atomic, _iommu_map, __iommu_map; later iommu_map_nosync) */
-	{ "__iommu_map", ROLE_DOMAIN_CALL, IT_CALL_MAP },
-	{ "_iommu_map", ROLE_DOMAIN_CALL, IT_CALL_MAP },
-	{ "iommu_map_nosync", ROLE_DOMAIN_CALL, IT_CALL_MAP },
-	{ "iommu_map", ROLE_DOMAIN_CALL, IT_CALL_MAP },
-	{ "iommu_map_atomic", ROLE_DOMAIN_CALL, IT_CALL_MAP },
-	{ "iommu_map_sg", ROLE_DOMAIN_CALL, IT_CALL_MAP },
-	{ "__iommu_unmap", ROLE_DOMAIN_CALL, IT_CALL_UNMAP },
-	{ "iommu_unmap", ROLE_DOMAIN_CALL, IT_CALL_UNMAP },
-	{ "iommu_unmap_fast", ROLE_DOMAIN_CALL, IT_CALL_UNMAP },
-	{ "__iommu_attach_device", ROLE_DOMAIN_CALL, IT_CALL_ATTACH },
+	 * iommu_map_atomic, _iommu_map, __iommu_map; later iommu_map_nosync). The map functions
+	 * take (domain, iova, paddr, size, ...), the unmap ones (domain, iova, size, ...);
+	 * iommu_map_sg(domain, iova, sg, nents, ...) has no size: it maps each run of its list
+	 * through __iommu_map (6.1) or iommu_map_nosync (later), whose size then counts. */
+	{ "__iommu_map", ROLE_DOMAIN_CALL, IT_CALL_MAP, 4 },
+	{ "_iommu_map", ROLE_DOMAIN_CALL, IT_CALL_MAP, 4 },
+	{ "iommu_map_nosync", ROLE_DOMAIN_CALL, IT_CALL_MAP, 4 },
+	{ "iommu_map", ROLE_DOMAIN_CALL, IT_CALL_MAP, 4 },
+	{ "iommu_map_atomic", ROLE_DOMAIN_CALL, IT_CALL_MAP, 4 },
+	{ "iommu_map_sg", ROLE_DOMAIN_CALL, IT_CALL_MAP, 0 },
+	{ "__iommu_unmap", ROLE_DOMAIN_CALL, IT_CALL_UNMAP, 3 },
+	{ "iommu_unmap", ROLE_DOMAIN_CALL, IT_CALL_UNMAP, 3 },
+	{ "iommu_unmap_fast", ROLE_DOMAIN_CALL, IT_CALL_UNMAP, 3 },
+	{ "__iommu_attach_device", ROLE_DOMAIN_CALL, IT_CALL_ATTACH, 0 },
 	/* drivers, map_pages(domain, iova, paddr, pgsize, pgcount, ...): Intel and AMD up to
 	 * 6.18, the generic page table's per-format functions on 6.19-7.0 */
-	{ "intel_iommu_map_pages", ROLE_DRIVER_MAP, IT_CALL_NONE },
-	{ "amd_iommu_map_pages", ROLE_DRIVER_MAP, IT_CALL_NONE },
-	{ "pt_iommu_vtdss_map_pages", ROLE_DRIVER_MAP, IT_CALL_NONE },
-	{ "pt_iommu_x86_64_map_pages", ROLE_DRIVER_MAP, IT_CALL_NONE },
-	{ "pt_iommu_amdv1_map_pages", ROLE_DRIVER_MAP, IT_CALL_NONE },
-	{ "intel_iommu_unmap_pages", ROLE_DRIVER_UNMAP, IT_CALL_NONE },
-	{ "amd_iommu_unmap_pages", ROLE_DRIVER_UNMAP, IT_CALL_NONE },
-	{ "pt_iommu_vtdss_unmap_pages", ROLE_DRIVER_UNMAP, IT_CALL_NONE },
-	{ "pt_iommu_x86_64_unmap_pages", ROLE_DRIVER_UNMAP, IT_CALL_NONE },
-	{ "pt_iommu_amdv1_unmap_pages", ROLE_DRIVER_UNMAP, IT_CALL_NONE },
+	{ "intel_iommu_map_pages", ROLE_DRIVER_MAP, IT_CALL_NONE, 0 },
+	{ "amd_iommu_map_pages", ROLE_DRIVER_MAP, IT_CALL_NONE, 0 },
+	{ "pt_iommu_vtdss_map_pages", ROLE_DRIVER_MAP, IT_CALL_NONE, 0 },
+	{ "pt_iommu_x86_64_map_pages", ROLE_DRIVER_MAP, IT_CALL_NONE, 0 },
+	{ "pt_iommu_amdv1_map_pages", ROLE_DRIVER_MAP, IT_CALL_NONE, 0 },
+	{ "intel_iommu_unmap_pages", ROLE_DRIVER_UNMAP, IT_CALL_NONE, 0 },
+	{ "amd_iommu_unmap_pages", ROLE_DRIVER_UNMAP, IT_CALL_NONE, 0 },
+	{ "pt_iommu_vtdss_unmap_pages", ROLE_DRIVER_UNMAP, IT_CALL_NONE, 0 },
+	{ "pt_iommu_x86_64_unmap_pages", ROLE_DRIVER_UNMAP, IT_CALL_NONE, 0 },
+	{ "pt_iommu_amdv1_unmap_pages", ROLE_DRIVER_UNMAP, IT_CALL_NONE, 0 },
 	/* 7.1 on: the core calls map_range and the leaf size is chosen inside it */
-	{ "vtdss_map_range", ROLE_DRIVER_MAP_RANGE, IT_CALL_NONE },
-	{ "x86_64_map_range", ROLE_DRIVER_MAP_RANGE, IT_CALL_NONE },
-	{ "amdv1_map_range", ROLE_DRIVER_MAP_RANGE, IT_CALL_NONE },
+	{ "vtdss_map_range", ROLE_DRIVER_MAP_RANGE, IT_CALL_NONE, 0 },
+	{ "x86_64_map_range", ROLE_DRIVER_MAP_RANGE, IT_CALL_NONE, 0 },
+	{ "amdv1_map_range", ROLE_DRIVER_MAP_RANGE, IT_CALL_NONE, 0 },
 	/* dma-iommu: every mapping of a DMA API user goes through __iommu_dma_map but
 	 * scatterlists, which iommu_dma_map_sg maps itself; the exported entry points stand in
 	 * where the static function is inlined (iommu_dma_map_phys replaced map_page in 6.17) */
-	{ "__iommu_dma_map", ROLE_DEVICE_CALL, IT_CALL_NONE },
-	{ "iommu_dma_map_sg", ROLE_DEVICE_CALL, IT_CALL_NONE },
-	{ "iommu_dma_map_page", ROLE_DEVICE_CALL, IT_CALL_NONE },
-	{ "iommu_dma_map_phys", ROLE_DEVICE_CALL, IT_CALL_NONE },
-	{ "iommu_dma_map_resource", ROLE_DEVICE_CALL, IT_CALL_NONE },
-	{ "iommu_dma_alloc", ROLE_DEVICE_CALL, IT_CALL_NONE },
+	{ "__iommu_dma_map", ROLE_DEVICE_CALL, IT_CALL_NONE, 0 },
+	{ "iommu_dma_map_sg", ROLE_DEVICE_CALL, IT_CALL_NONE, 0 },
+	{ "iommu_dma_map_page", ROLE_DEVICE_CALL, IT_CALL_NONE, 0 },
+	{ "iommu_dma_map_phys", ROLE_DEVICE_CALL, IT_CALL_NONE, 0 },
+	{ "iommu_dma_map_resource", ROLE_DEVICE_CALL, IT_CALL_NONE, 0 },
+	{ "iommu_dma_alloc", ROLE_DEVICE_CALL, IT_CALL_NONE, 0 },
 	/* the IOVA-link API (6.16 on), through which the block layer maps NVMe I/O on 7.x */
-	{ "dma_iova_try_alloc", ROLE_DEVICE_CALL, IT_CALL_NONE },
-	{ "dma_iova_link", ROLE_DEVICE_CALL, IT_CALL_NONE },
+	{ "dma_iova_try_alloc", ROLE_DEVICE_CALL, IT_CALL_NONE, 0 },
+	{ "dma_iova_link", ROLE_DEVICE_CALL, IT_CALL_NONE, 0 },
 };
 
 const char *probe_mech_name(enum probe_mech mech)
@@ -257,6 +262,7 @@ static void plan_functions(struct probe_plan *plan, const struct btf *btf)
 	for (size_t i = 0; i < sizeof(functions) / sizeof(functions[0]); i++) {
 		const struct function_def *f = &functions[i];
 		struct probe p = { .role = f->role, .target = f->name, .call = f->call,
+				   .size_arg = f->size_arg,
 				   .optional = true };
 		char why[160] = "";
 		int id = btf__find_by_name_kind(btf, f->name, BTF_KIND_FUNC);

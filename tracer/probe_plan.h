@@ -35,6 +35,7 @@ struct probe {
 	char prog[48];			/* tracepoints: the handler, btf_PROG / raw_PROG */
 	int index;			/* tracepoint: enum it_tracepoint; functions: slot */
 	uint32_t call;			/* domain calls: enum it_domain_call */
+	uint32_t size_arg;		/* domain calls: 1-based size argument, 0: none */
 	bool optional;			/* absence is normal on some kernels/vendors */
 	enum probe_mech mech;		/* chosen mechanism; MECH_NONE when unavailable */
 	bool attached;

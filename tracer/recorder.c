@@ -10,6 +10,7 @@
 #include "common/exit_codes.h"
 #include "common/log.h"
 #include "common/privilege.h"
+#include "aggregates.h"
 #include "bpf_capture.h"
 #include "event_writer.h"
 #include "probe_plan.h"
@@ -20,6 +21,7 @@
 
 #define POLL_MS 100
 #define COMMIT_EVERY_NS (200 * 1000 * 1000ull)
+#define FLUSH_EVERY_NS (1000 * 1000 * 1000ull)
 
 struct capture {
 	struct probe_plan plan;
@@ -30,8 +32,11 @@ struct capture {
 
 struct loop_state {
 	struct event_writer *writer;
+	struct aggregates *aggregates;	/* NULL: every call is a record */
+	uint64_t flush_interval_ns;
 	uint64_t per_kind[IT_EV_KIND_MAX];
 	uint64_t lost;
+	uint64_t aggregate_lost;	/* calls not counted: the aggregates hash was full */
 	int failed;
 };
 
@@ -81,7 +86,9 @@ static int open_capture(struct capture *c, const struct recorder_opts *o)
 		log_warn("%s: falling back to tracefs (no domains, no driver page sizes)", why);
 		return open_tracefs(c, why, IT_EXIT_BPF);
 	}
-	c->bpf = bpf_capture_load(&c->plan, o->ringbuf_bytes, why, sizeof(why));
+	c->bpf = bpf_capture_load(&c->plan, &(struct bpf_capture_opts){
+		.ringbuf_bytes = o->ringbuf_bytes, .mode = o->mode,
+		.threshold_bytes = o->threshold_bytes }, why, sizeof(why));
 	if (!c->bpf) {
 		log_warn("%s: falling back to tracefs (no domains, no driver page sizes)", why);
 		return open_tracefs(c, why, IT_EXIT_BPF);
@@ -139,6 +146,22 @@ static int on_bpf_loss(uint32_t cpu, uint32_t kind, uint64_t lost, void *ctx)
 				     "ringbuf-full");
 }
 
+static int on_aggregate_loss(uint32_t cpu, uint32_t kind, uint64_t lost, void *ctx)
+{
+	struct loop_state *st = ctx;
+
+	st->aggregate_lost += lost;
+	return event_writer_add_loss(st->writer, cpu, it_event_kind_name(kind), lost,
+				     "aggregates-full");
+}
+
+/* Stores what the aggregates grew by since the last flush; 0 or -1 (logged). */
+static int flush_aggregates(struct loop_state *st)
+{
+	return st->aggregates &&
+	       aggregates_flush(st->aggregates, clock_ns(CLOCK_MONOTONIC)) < 0 ? -1 : 0;
+}
+
 static int on_tracefs_loss(uint32_t cpu, uint64_t lost, void *ctx)
 {
 	struct loop_state *st = ctx;
@@ -156,7 +179,10 @@ static int drain_capture(struct capture *c, struct loop_state *st)
 		bpf_capture_detach(c->bpf);
 		while ((n = bpf_capture_poll(c->bpf, 0, on_event, st)) > 0)
 			;
-		if (n < 0 || st->failed)
+		if (n < 0 || st->failed || flush_aggregates(st))
+			return -1;
+		if (st->aggregates &&
+		    bpf_capture_aggregate_losses(c->bpf, on_aggregate_loss, st))
 			return -1;
 		return bpf_capture_losses(c->bpf, on_bpf_loss, st);
 	}
@@ -181,7 +207,7 @@ static char *join_command(char **argv, char *buf, size_t len)
 static const char *run_loop(struct capture *c, struct loop_state *st, uint64_t deadline,
 			    struct traced_command *cmd)
 {
-	uint64_t last_commit = clock_ns(CLOCK_MONOTONIC);
+	uint64_t last_commit = clock_ns(CLOCK_MONOTONIC), last_flush = last_commit;
 
 	for (;;) {
 		uint64_t now = clock_ns(CLOCK_MONOTONIC);
@@ -201,6 +227,11 @@ static const char *run_loop(struct capture *c, struct loop_state *st, uint64_t d
 		if (n < 0 && n != -EINTR) {
 			log_error("reading the capture failed: %s", strerror(-n));
 			return "error";
+		}
+		if (st->aggregates && now - last_flush >= st->flush_interval_ns) {
+			if (flush_aggregates(st))
+				return "error";
+			last_flush = now;
 		}
 		if (now - last_commit >= COMMIT_EVERY_NS) {
 			if (event_writer_commit(st->writer))
@@ -232,12 +263,34 @@ static void print_summary(const struct loop_state *st, const char *path, double 
 	       (unsigned long long)(st->per_kind[IT_EV_QI_SUBMIT] +
 				    st->per_kind[IT_EV_CACHE_TAG_FLUSH]),
 	       (unsigned long long)st->lost);
+	if (st->aggregates)
+		printf("calls counted instead of recorded: %llu (map_aggregates); %llu not counted "
+		       "(aggregates hash full)\n",
+		       (unsigned long long)aggregates_calls(st->aggregates),
+		       (unsigned long long)st->aggregate_lost);
+	if (st->aggregate_lost)
+		log_warn("%llu calls were not counted (the aggregates hash was full); the losses "
+			 "table has them per CPU", (unsigned long long)st->aggregate_lost);
 	if (st->lost && !strcmp(capture, "bpf"))
 		log_warn("%llu events were lost (ring buffer full); the losses table has them per "
 			 "CPU: use a larger --ring-size", (unsigned long long)st->lost);
 	else if (st->lost)
 		log_warn("%llu events were lost (tracefs buffer overrun); the losses table has them "
 			 "per CPU", (unsigned long long)st->lost);
+}
+
+/* The capture_settings row: tracefs records every call whatever the mode asked. */
+static int store_capture_mode(sqlite3 *db, int64_t sid, const struct capture *c,
+			      const struct recorder_opts *o)
+{
+	struct bpf_capture_opts used = { .mode = c->bpf ? o->mode : CAPTURE_PER_EVENT,
+					 .threshold_bytes = o->threshold_bytes };
+
+	if (o->mode != CAPTURE_PER_EVENT && !c->bpf && !o->use_tracefs)
+		log_warn("tracefs records every call: --mode %s applies to eBPF capture only",
+			 capture_mode_name(o->mode));
+	return capture_settings_store(db, sid, &used,
+				      o->flush_interval_ns ? o->flush_interval_ns : FLUSH_EVERY_NS);
 }
 
 static void install_signals(void)
@@ -295,8 +348,14 @@ int recorder_run(const struct recorder_opts *o)
 			.command = join_command(o->command, command, sizeof(command)),
 			.start_mono_ns = start, .start_wall_ns = clock_ns(CLOCK_REALTIME) }, &sid))
 		goto cleanup;
-	if (session_metadata_store(db, sid, &meta, &cap.plan))
+	if (session_metadata_store(db, sid, &meta, &cap.plan) || store_capture_mode(db, sid, &cap, o))
 		goto cleanup;
+	st.flush_interval_ns = o->flush_interval_ns ? o->flush_interval_ns : FLUSH_EVERY_NS;
+	if (cap.bpf && o->mode != CAPTURE_PER_EVENT) {
+		st.aggregates = aggregates_new(db, sid, bpf_capture_aggregates_fd(cap.bpf));
+		if (!st.aggregates)
+			goto cleanup;
+	}
 	st.writer = event_writer_new(db, sid, &(struct event_writer_opts){
 		.fallback_pgsize_bitmap = meta.pgsize_bitmap,
 		.probe_name = probe_plan_name, .probe_name_ctx = &cap.plan });
@@ -323,7 +382,7 @@ finish:
 		end.end_reason = "error";
 	end.end_mono_ns = clock_ns(CLOCK_MONOTONIC);
 	end.events_total = event_writer_count(st.writer);
-	end.events_lost = st.lost;
+	end.events_lost = st.lost + st.aggregate_lost;
 	if (event_writer_finish(st.writer))
 		goto cleanup;
 	if (o->store_extra && o->store_extra(db, sid, o->store_extra_ctx))
@@ -339,6 +398,7 @@ finish:
 cleanup:
 	if (have_cmd && !cmd.exited)
 		traced_command_stop(&cmd, 2000);
+	aggregates_free(st.aggregates);
 	event_writer_free(st.writer);
 	close_capture(&cap);
 	session_metadata_free(&meta);

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sqlite3.h>
+#include "bpf_capture.h"
 
 struct recorder_opts {
 	const char *db_path;
@@ -17,6 +18,9 @@ struct recorder_opts {
 	uint64_t duration_ns;		/* 0: until the command exits or a signal */
 	char **command;			/* NULL-terminated argv, or NULL */
 	size_t ringbuf_bytes;		/* 0: default */
+	enum capture_mode mode;		/* what the BPF side records and what it counts */
+	uint64_t threshold_bytes;	/* CAPTURE_THRESHOLD: 0 means 2 MiB */
+	uint64_t flush_interval_ns;	/* how often aggregates are stored; 0: 1 s */
 	bool use_tracefs;		/* skip BPF, capture the tracepoints through tracefs */
 	const char *sysfs_root;		/* where the inventory is read ("/" normally) */
 	int *command_status;		/* if not NULL: the command's exit code, -1 if unknown */

@@ -1,6 +1,7 @@
 # Sourced by the shell tests: check DESCRIPTION EXPECTED ACTUAL counts a pass or prints a failure;
 # check_summary NAME prints the closing line and returns non-zero when any check failed;
-# use_idle_device WHAT sets up the CLI tests that name a PCI device.
+# use_idle_device WHAT sets up the CLI tests that name a PCI device; as_nobody runs a command
+# without privilege.
 pass=0
 failures=0
 
@@ -34,4 +35,11 @@ use_idle_device() {
 	err=$(mktemp)
 	trap 'rm -f "$err"' EXIT
 	override_before=$(cat /sys/bus/pci/devices/$dev/driver_override)
+}
+
+# as_nobody CMD...: runs CMD as uid/gid 65534 with no capabilities and no groups (setpriv drops
+# them with the uid); returns 77 when setpriv is missing
+as_nobody() {
+	command -v setpriv >/dev/null || return 77
+	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all "$@"
 }

@@ -16,6 +16,7 @@
 #include "common/db.h"
 #include "common/privilege.h"
 #include "bpf/probe_slots.h"
+#include "tracer/aggregates.h"
 #include "tracer/bpf_capture.h"
 #include "tracer/event_writer.h"
 #include "tracer/probe_plan.h"
@@ -29,14 +30,14 @@ struct fixture {
 	uint64_t delivered;
 };
 
-static struct fixture *load(size_t ringbuf)
+static struct fixture *load_with(const struct bpf_capture_opts *opts)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
 	char err[256];
 
 	assert_int_equal(probe_plan_build(&f->plan, &(struct probe_plan_opts){
 		.raw_tp_only = true, .no_functions = true }, err, sizeof(err)), 0);
-	f->cap = bpf_capture_load(&f->plan, ringbuf, err, sizeof(err));
+	f->cap = bpf_capture_load(&f->plan, opts, err, sizeof(err));
 	if (!f->cap)
 		fail_msg("load failed: %s", err);
 	f->db = itdb_open(":memory:", ITDB_CREATE, err, sizeof(err));
@@ -47,6 +48,11 @@ static struct fixture *load(size_t ringbuf)
 		.probe_name = probe_plan_name, .probe_name_ctx = &f->plan });
 	assert_non_null(f->w);
 	return f;
+}
+
+static struct fixture *load(size_t ringbuf)
+{
+	return load_with(&(struct bpf_capture_opts){ .ringbuf_bytes = ringbuf });
 }
 
 static int setup(void **state)
@@ -124,7 +130,8 @@ static void records_take_domain_of_current_call(void **state)
 {
 	struct fixture *f = *state;
 	const uint64_t map_args[] = { 0x80000000, 0x100000000ull, 4096 };
-	const uint64_t map_domain = 0xffff888123456000ull, unmap_domain = 0xffff888100000a00ull;
+	const struct it_call_state map_domain = { .domain = 0xffff888123456000ull },
+				   unmap_domain = { .domain = 0xffff888100000a00ull };
 	uint64_t tid = (uint32_t)syscall(SYS_gettid);
 	uint64_t map_key = (uint64_t)IT_CALL_MAP << 32 | tid;
 	uint64_t unmap_key = (uint64_t)IT_CALL_UNMAP << 32 | tid;
@@ -177,6 +184,142 @@ static void device_fault_and_flush_rows(void **state)
 			    "cache_tag_flush_range_np|0|NULL|4096|0|4096|8191|1;");
 }
 
+/* Seeds the thread's current IOMMU core call of kind call, as the domain slot programs would. */
+static void enter_call(struct fixture *f, uint32_t call, uint64_t domain, uint64_t size)
+{
+	uint64_t key = (uint64_t)call << 32 | (uint32_t)syscall(SYS_gettid);
+	struct it_call_state state = { .domain = domain, .size = size };
+	int fd = bpf_capture_map_fd(f->cap, "domain_by_call");
+
+	assert_true(fd >= 0);
+	assert_int_equal(bpf_map_update_elem(fd, &key, &state, BPF_ANY), 0);
+}
+
+/* Reads the aggregates hash into map_aggregates rows stamped flush_ns. */
+static void flush(struct fixture *f, uint64_t flush_ns)
+{
+	struct aggregates *a = aggregates_new(f->db, f->sid, bpf_capture_aggregates_fd(f->cap));
+
+	assert_non_null(a);
+	assert_true(aggregates_flush(a, flush_ns) >= 0);
+	aggregates_free(a);
+}
+
+#define DOM "0xffff888123456000"
+
+/* Threshold mode (64 KiB here): maps and unmaps from the threshold on are rows, smaller ones are
+ * counted per class with their exact bytes; invalidations without a size are counted, flushes by
+ * their range's size; attach events stay rows. */
+static void threshold_mode_rows_and_counts(void **state)
+{
+	struct fixture *f = load_with(&(struct bpf_capture_opts){
+		.mode = CAPTURE_THRESHOLD, .threshold_bytes = 65536 });
+	const uint64_t small_map[] = { 0x80001000, 0x100002000ull, 4096 };
+	const uint64_t odd_map[] = { 0x80010000, 0x100010000ull, 12288 };
+	const uint64_t big_map[] = { 0x80200000, 0x100200000ull, 65536 };
+	const uint64_t small_unmap[] = { 0x80001000, 4096, 4096 };
+	const uint64_t big_unmap[] = { 0x80200000, 65536, 65536 };
+	const uint64_t qi[] = { 0, 2, 0x40000000ull, 0, 0 };
+	const uint64_t small_flush[] = { 0, 0x1000, 0x1fff, 0x1000, 1, 0 };
+	const uint64_t big_flush[] = { 0, 0x100000, 0x1fffff, 0x100000, 256, 8 };
+
+	*state = f;
+	enter_call(f, IT_CALL_MAP, 0xffff888123456000ull, 4096);
+	for (int i = 0; i < 3; i++)
+		fire(f, "raw_map", small_map, 3);
+	fire(f, "raw_map", odd_map, 3);
+	fire(f, "raw_map", big_map, 3);
+	enter_call(f, IT_CALL_UNMAP, 0xffff888123456000ull, 4096);
+	fire(f, "raw_unmap", small_unmap, 3);
+	fire(f, "raw_unmap", small_unmap, 3);
+	fire(f, "raw_unmap", big_unmap, 3);
+	fire(f, "raw_qi_submit", qi, 5);
+	fire(f, "raw_cache_tag_flush_range", small_flush, 6);
+	fire(f, "raw_cache_tag_flush_range", big_flush, 6);
+	fire(f, "raw_attach_device_to_domain", (const uint64_t[]){ 0 }, 1);
+	drain(f);
+	flush(f, 1000);
+	assert_string_equal(sql_rows(f->db, "SELECT domain, size_bytes FROM maps_view"),
+			    DOM "|65536;");
+	assert_string_equal(sql_rows(f->db, "SELECT domain, size_bytes FROM unmaps_view"),
+			    DOM "|65536;");
+	assert_string_equal(sql_rows(f->db, "SELECT event, pages FROM flushes"),
+			    "cache_tag_flush_range|256;");
+	assert_string_equal(sql_rows(f->db, "SELECT event FROM attaches"), "attach;");
+	assert_string_equal(sql_rows(f->db, "SELECT DISTINCT flush_ns FROM map_aggregates"), "1000;");
+	assert_string_equal(sql_rows(f->db, "SELECT domain, op, call_size_class, pgsize_bytes,"
+				     " align_log2, count, bytes, pages"
+				     " FROM map_aggregates_view ORDER BY op, size_log2"),
+			    "NULL|cache_tag_flush|4 KiB|0|12|1|4096|1;"
+			    DOM "|map|4 KiB|0|12|3|12288|0;"
+			    DOM "|map|8 KiB|0|16|1|12288|0;"
+			    "NULL|qi_submit|NULL|0|0|1|0|0;"
+			    DOM "|unmap|4 KiB|0|12|2|8192|0;");
+}
+
+/* Aggregate mode: every map and unmap is counted, big or small, none is a row; counters are
+ * cumulative, and a second flush stores only what grew since the first. */
+static void aggregate_mode_counts_all_and_flushes_growth(void **state)
+{
+	struct fixture *f = load_with(&(struct bpf_capture_opts){ .mode = CAPTURE_AGGREGATE });
+	const uint64_t small_map[] = { 0x80001000, 0x100002000ull, 4096 };
+	const uint64_t big_map[] = { 0x40000000, 0x480f600000ull, 1ull << 30 };
+	struct aggregates *a;
+
+	*state = f;
+	fire(f, "raw_map", small_map, 3);
+	fire(f, "raw_map", big_map, 3);
+	a = aggregates_new(f->db, f->sid, bpf_capture_aggregates_fd(f->cap));
+	assert_non_null(a);
+	assert_int_equal(aggregates_flush(a, 1), 2);
+	fire(f, "raw_map", small_map, 3);
+	fire(f, "raw_map", small_map, 3);
+	assert_int_equal(aggregates_flush(a, 2), 1);
+	assert_int_equal(aggregates_flush(a, 3), 0);
+	assert_int_equal(aggregates_calls(a), 4);
+	aggregates_free(a);
+	drain(f);
+	assert_string_equal(sql_rows(f->db, "SELECT COUNT(*) FROM maps"), "0;");
+	assert_string_equal(sql_rows(f->db, "SELECT flush_ns, size_log2, align_log2, count, bytes"
+				     " FROM map_aggregates ORDER BY flush_ns, size_log2"),
+			    "1|12|12|1|4096;1|30|21|1|1073741824;2|12|12|2|8192;");
+}
+
+static int count_overflow(uint32_t cpu, uint32_t kind, uint64_t lost, void *ctx)
+{
+	uint64_t *total = ctx;
+
+	(void)cpu;
+	assert_int_equal(kind, IT_EV_MAP);
+	*total += lost;
+	return 0;
+}
+
+/* A full aggregates hash: the classes it holds keep counting, the calls of a class it cannot add
+ * are counted as lost, so that counted + lost is every call. */
+static void full_aggregates_count_overflow(void **state)
+{
+	struct fixture *f = load_with(&(struct bpf_capture_opts){ .mode = CAPTURE_AGGREGATE,
+								   .aggregate_entries = 2 });
+	uint64_t args[] = { 0x1000, 0x2000, 4096 }, lost = 0;
+	struct aggregates *a;
+
+	*state = f;
+	for (uint64_t size = 4096; size <= 16384; size *= 2) {
+		args[2] = size;
+		fire(f, "raw_map", args, 3);
+		fire(f, "raw_map", args, 3);
+	}
+	a = aggregates_new(f->db, f->sid, bpf_capture_aggregates_fd(f->cap));
+	assert_non_null(a);
+	assert_int_equal(aggregates_flush(a, 1), 2);
+	assert_int_equal(aggregates_calls(a), 4);
+	aggregates_free(a);
+	assert_int_equal(bpf_capture_aggregate_losses(f->cap, count_overflow, &lost), 0);
+	assert_int_equal(lost, 2);
+	drain(f);
+}
+
 static int count_loss(uint32_t cpu, uint32_t kind, uint64_t lost, void *ctx)
 {
 	uint64_t *total = ctx;
@@ -219,7 +362,7 @@ static void refused_program_is_left_out(void **state)
 	if (!p)
 		skip();		/* every tracepoint exists here: nothing to force */
 	p->mech = MECH_TP_BTF;
-	cap = bpf_capture_load(&plan, 0, err, sizeof(err));
+	cap = bpf_capture_load(&plan, NULL, err, sizeof(err));
 	assert_non_null(cap);
 	assert_int_equal(p->mech, MECH_NONE);
 	assert_non_null(strstr(p->reason, "tp_btf program refused by the kernel"));
@@ -234,6 +377,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(records_take_domain_of_current_call, setup, teardown),
 		cmocka_unit_test_setup_teardown(device_fault_and_flush_rows, setup, teardown),
 		cmocka_unit_test_teardown(full_ring_buffer_counts_every_loss, teardown),
+		cmocka_unit_test_teardown(threshold_mode_rows_and_counts, teardown),
+		cmocka_unit_test_teardown(aggregate_mode_counts_all_and_flushes_growth, teardown),
+		cmocka_unit_test_teardown(full_aggregates_count_overflow, teardown),
 		cmocka_unit_test(refused_program_is_left_out),
 	};
 	char missing[96];

@@ -44,6 +44,16 @@ LIST
 "$bin" io --device $dev --time 250ms 2>"$err"
 check "not an NVMe controller: exit" 1 $?
 check "not an NVMe controller: one line naming the PCI class" 1 "$(grep -c 'is not an NVMe controller (PCI class' "$err")"
+# without root: vfio and uio refused in one line naming the capabilities; uring needs only the
+# namespace's node, which it then fails to find on a device that is not an NVMe controller
+for engine in vfio uio; do
+	as_nobody "$bin" io --device $dev --engine $engine --time 250ms 2>"$err"
+	check "io --engine $engine without root: exit" 4 $?
+	check "io --engine $engine without root: one line naming what it lacks" 1 \
+		"$(grep -c "^iommutrace: error: iommutrace io --engine $engine needs CAP_SYS_ADMIN, CAP_DAC_OVERRIDE, CAP_IPC_LOCK (.*); this process lacks CAP_SYS_ADMIN, CAP_DAC_OVERRIDE, CAP_IPC_LOCK: run it as root$" "$err")"
+done
+as_nobody "$bin" io --device $dev --engine uring --time 250ms 2>"$err"
+check "io --engine uring without root: not a privilege refusal" 1 $?
 "$bin" io --device 0000:00:1f.7 --time 250ms 2>"$err"
 check "missing device: exit" 1 $?
 check "missing device: one line" 1 "$(grep -c 'no PCI device 0000:00:1f.7' "$err")"

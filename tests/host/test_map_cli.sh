@@ -67,6 +67,17 @@ if ! grep -qs vgem /sys/class/drm/card*/device/uevent /sys/class/drm/card*/devic
 	check "vgem without vgem: exit" 1 $?
 	check "vgem without vgem: one line saying to load it" 1 "$(grep -c "modprobe vgem" "$err")"
 fi
+# without root: refused in one line naming the capabilities, before any device is looked at
+as_nobody "$bin" map --device $dev --buffer anon --size 4K 2>"$err"
+check "map without root: exit" 4 $?
+check "map without root: one line naming what it needs and lacks" 1 \
+	"$(grep -c "^iommutrace: error: iommutrace map needs CAP_SYS_ADMIN, CAP_DAC_OVERRIDE, CAP_IPC_LOCK (.*); this process lacks CAP_SYS_ADMIN, CAP_DAC_OVERRIDE, CAP_IPC_LOCK: run it as root$" "$err")"
+check "map without root: nothing else" 1 "$(wc -l <"$err")"
+as_nobody "$bin" map --import-as $dev --buffer udmabuf --size 4K 2>"$err"
+check "map --import-as without root: exit" 4 $?
+check "map --import-as without root: one line" 1 "$(grep -c "iommutrace map --import-as needs CAP_SYS_ADMIN, CAP_DAC_OVERRIDE (" "$err")"
+as_nobody "$bin" map --device $dev --buffer anon 2>"$err"
+check "usage errors come first, also without root" 2 $?
 "$bin" map --device 0000:00:1f.7 --buffer anon --size 4K 2>"$err"
 check "missing device: exit" 1 $?
 check "missing device: one line" 1 "$(grep -c 'no PCI device 0000:00:1f.7' "$err")"

@@ -133,4 +133,38 @@ check "no-capability warning names the capabilities" 1 \
 	"$(grep -c 'eBPF needs CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN).*falling back to tracefs' "$dir/err")"
 check "no-capability session" "tracefs|1" "$(q "$dir/nocap.db" "SELECT capture, complete FROM sessions")"
 
+# capture modes: threshold (2 MiB) by default, stored with the session; bad combinations refused
+# in one line before anything is created
+"$bin" record -d 0.3 -o "$dir/mode.db" >"$dir/out" 2>&1
+check "default mode stored" "threshold|2097152|1000000000|4096" \
+	"$(q "$dir/mode.db" "SELECT mode, threshold_bytes, flush_interval_ns, aggregate_entries FROM capture_settings")"
+check "default mode: summary counts aggregated calls" 1 "$(grep -c '^calls counted instead of recorded: ' "$dir/out")"
+"$bin" record -d 0.3 --threshold 64K --flush-interval 250ms -o "$dir/mode64k.db" >/dev/null 2>&1
+check "--threshold and --flush-interval stored" "0|threshold|65536|250000000" \
+	"$?|$(q "$dir/mode64k.db" "SELECT mode, threshold_bytes, flush_interval_ns FROM capture_settings")"
+for mode in per-event aggregate; do
+	"$bin" record -d 0.3 --mode $mode -o "$dir/mode-$mode.db" >/dev/null 2>&1
+	check "--mode $mode stored" "0|$mode" "$?|$(q "$dir/mode-$mode.db" "SELECT mode FROM capture_settings")"
+done
+check "per-event: no threshold stored" "NULL" \
+	"$(q "$dir/mode-per-event.db" "SELECT IFNULL(threshold_bytes, 'NULL') FROM capture_settings")"
+refuse_mode() {
+	local what=$1 want=$2
+	shift 2
+	"$bin" record -d 0.3 -o "$dir/bad-mode.db" "$@" >/dev/null 2>"$dir/err"
+	check "$what: exit 2, one line" "2|1" "$?|$(wc -l <"$dir/err")"
+	check "$what: says why" 1 "$(grep -c -- "$want" "$dir/err")"
+	check "$what: nothing created" no "$([ -e "$dir/bad-mode.db" ] && echo yes || echo no)"
+}
+refuse_mode "unknown mode" "give per-event, aggregate or threshold" --mode sampled
+refuse_mode "--threshold with per-event" "drop it or --mode per-event" --mode per-event --threshold 1M
+refuse_mode "--threshold with aggregate" "drop it or --mode aggregate" --threshold 1M --mode aggregate
+refuse_mode "zero threshold" "bad threshold" --threshold 0
+refuse_mode "--flush-interval with per-event" "--flush-interval stores counts" --mode per-event --flush-interval 2s
+refuse_mode "bad flush interval" "bad flush interval" --flush-interval 10us
+refuse_mode "--tracefs with aggregate" "needs eBPF capture" --tracefs --mode aggregate
+"$bin" record --tracefs -d 0.3 -o "$dir/tmode.db" >/dev/null 2>"$dir/err"
+check "tracefs: default mode stored as per-event, no warning" "0|per-event|0" \
+	"$?|$(q "$dir/tmode.db" "SELECT mode FROM capture_settings")|$(grep -c warning "$dir/err")"
+
 check_summary "record cli"

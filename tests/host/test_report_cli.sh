@@ -5,6 +5,8 @@
 set -u
 bin=$(realpath "${IOMMUTRACE:-build/iommutrace}")
 . "$(dirname "$0")/check.sh"
+# the schema this build writes
+schema_version=$(sed -n 's/^#define IT_SCHEMA_VERSION \([0-9]*\)$/\1/p' "$(dirname "$0")/../../common/schema.h")
 fixture=$(realpath "$(dirname "$0")/../fixtures/ftrace_iommu.txt")
 dir=$(mktemp -d /tmp/iommutrace-report-XXXXXX)
 trap 'rm -rf "$dir"' EXIT
@@ -75,16 +77,16 @@ check "json: exit" 0 $?
 python3 -m json.tool "$out" >/dev/null
 check "json: valid" 0 $?
 check "json: every section, in order" \
-	"session probes domains live call_sizes page_sizes live_mappings losses map_runs io_runs" \
+	"session aggregates probes domains live call_sizes page_sizes live_mappings losses map_runs io_runs" \
 	"$(python3 -c 'import json,sys; print(" ".join(s["name"] for s in json.load(open(sys.argv[1]))["sections"]))' "$out")"
 check "json: the map's IOVA as a hex string" 1 "$(grep -c '"iova": "0x40000000"' "$out")"
 
 "$bin" report --format csv --session 1 "$db" >"$out" 2>"$err"
 check "csv: exit" 0 $?
 check "csv: a '# name: title' line per section" \
-	"# session:|# probes:|# domains:|# live:|# call_sizes:|# page_sizes:|# live_mappings:|# losses:|# map_runs:|# io_runs:" \
+	"# session:|# aggregates:|# probes:|# domains:|# live:|# call_sizes:|# page_sizes:|# live_mappings:|# losses:|# map_runs:|# io_runs:" \
 	"$(grep -v '^# note: ' "$out" | grep -o '^# [a-z_]*:' | paste -sd'|')"
-check "csv: the header after each title" 10 "$(grep -v '^# note: ' "$out" | grep -A1 '^# [a-z_]*: ' | grep -c '^session_id,')"
+check "csv: the header after each title" 11 "$(grep -v '^# note: ' "$out" | grep -A1 '^# [a-z_]*: ' | grep -c '^session_id,')"
 check "csv: the loss row" "1,any,ftrace-lost,17,ftrace overwrote them before they were read (the file says so),2" \
 	"$(grep '^1,any,' "$out")"
 
@@ -101,6 +103,6 @@ check "old, incomplete: header" \
 	"session 1: import (ftrace-text) of $fixture: duration unknown, 13 events, 17 lost, incomplete" \
 	"$(sed -n 2p "$out")"
 check "old, incomplete: no churn" 1 "$(grep -c '^  no churn: the session has no duration' "$out")"
-check "old, incomplete: migrated" 7 "$(sqlite3 "$dir/old.db" "SELECT value FROM meta WHERE key = 'schema_version'")"
+check "old, incomplete: migrated" "$schema_version" "$(sqlite3 "$dir/old.db" "SELECT value FROM meta WHERE key = 'schema_version'")"
 
 check_summary "report cli"

@@ -118,4 +118,22 @@ check "mixed: the malformed entry named in one line" \
 	"$(cat "$err")"
 check "mixed: what is left" ".0000:00:1f.5.tmp-1 0000:00:1f.4 " "$(ls -A "$journal" | tr '\n' ' ')"
 
+# without root: a dry run reads the journal; a restore with entries is refused in one line
+rm -f "$journal"/* "$journal"/.[!.]*
+entry 0000:00:1f.7 nvme "" vfio-pci $dead 1 "$boot_id"
+chmod 755 "$run" "$journal"
+chmod 644 "$journal/0000:00:1f.7"
+rc=0
+as_nobody "$bin" restore --dry-run >"$out" 2>"$err" || rc=$?
+check "dry run without root: exit" 0 $rc
+check "dry run without root: its line" \
+	"0000:00:1f.7: no longer in the system; would drop its entry" "$(cat "$out")"
+rc=0
+as_nobody "$bin" restore >"$out" 2>"$err" || rc=$?
+check "restore without root: exit" 4 $rc
+check "restore without root: one line" \
+	"iommutrace: error: iommutrace restore needs CAP_DAC_OVERRIDE (it writes the devices' driver bindings in sysfs, which are root's); this process lacks CAP_DAC_OVERRIDE: run it as root" \
+	"$(cat "$err")"
+check "restore without root: the entry stays" yes "$([ -e "$journal/0000:00:1f.7" ] && echo yes || echo no)"
+
 check_summary "restore cli"

@@ -140,6 +140,8 @@ static void interleaved_calls_join_their_own_records(void **state)
 	add(f, &m);
 	add(f, &old);
 	add(f, &late);
+	/* rows wait in blocks until a commit; the records still pending stay pending */
+	assert_int_equal(event_writer_commit(f->w), 0);
 	assert_string_equal(sql_rows(f->db, "SELECT op, map_id, unmap_id, tid, domain_ptr, pgcount,"
 				     " source FROM driver_maps ORDER BY rowid"),
 			    "unmap|NULL|1|42|160|1|observed;map|1|NULL|42|176|1|observed;"
@@ -232,6 +234,33 @@ static void map_range_is_derived_with_its_function(void **state)
 	assert_string_equal(sql_rows(f->db, "SELECT map_id, function, pgsize_bytes, pgcount, source"
 				 " FROM driver_maps"),
 			    "1|vtdss_map_range|1073741824|1|derived;");
+}
+
+/* More rows than one block insert takes (32), and a rest: every row as it came, in order, each
+ * with its own comm. */
+static void rows_in_blocks_keep_order_and_values(void **state)
+{
+	struct fixture *f = *state;
+
+	for (uint32_t i = 0; i < 70; i++) {
+		struct it_event m = ev(IT_EV_MAP, 100 + i, 1000 + i);
+
+		snprintf(m.h.comm, sizeof(m.h.comm), "t%u", i);
+		m.map = (struct it_map){ .domain = 0xd0, .iova = 0x100000 + i * 0x1000,
+					 .paddr = 0x900000 + i * 0x1000, .size = 4096 };
+		add(f, &m);
+	}
+	assert_int_equal(event_writer_finish(f->w), 0);
+	assert_string_equal(sql_rows(f->db, "SELECT COUNT(*), SUM(map_id = tid - 99),"
+				     " SUM(comm = 't' || (map_id - 1)), SUM(iova = 0x100000 +"
+				     " (map_id - 1) * 4096), SUM(ts_ns = 999 + map_id) FROM maps"),
+			    "70|70|70|70|70;");
+	assert_string_equal(sql_rows(f->db, "SELECT COUNT(*), SUM(rowid = map_id),"
+				     " SUM(paddr = 0x900000 + (map_id - 1) * 4096), SUM(tid = 99 + map_id),"
+				     " MIN(source), MAX(source) FROM driver_maps"),
+			    "70|70|70|70|derived|derived;");
+	assert_string_equal(sql_rows(f->db, "SELECT comm FROM maps WHERE map_id IN (1, 33, 70)"),
+			    "t0;t32;t69;");
 }
 
 static void unmap_joins_driver_unmap(void **state)
@@ -345,7 +374,7 @@ static void session_end_marks_complete(void **state)
 	assert_string_equal(sql_rows(f->db, "SELECT complete, end_reason, end_mono_ns, events_total,"
 				 " command_exit_status FROM sessions"), "1|duration|5000|3|NULL;");
 	assert_string_equal(sql_rows(f->db, "SELECT value FROM meta WHERE key = 'schema_version'"),
-			    "7;");
+			    "8;");
 }
 
 static void open_refuses_existing_foreign_and_newer_files(void **state)
@@ -407,6 +436,7 @@ static void open_migrates_version_1(void **state)
 				   " DROP VIEW live_mappings_view; DROP VIEW live_bytes_view;"
 				   " DROP TABLE map_pieces; DROP TABLE map_pieces_state;"
 				   " DROP TABLE map_backing; DROP TABLE map_expected_pages;"
+				   " DROP VIEW map_aggregates_view; DROP TABLE map_aggregates;"
 				   " UPDATE meta SET value = '1' WHERE key = 'schema_version'", "test"), 0);
 	itdb_close(db);
 	db = itdb_open(path, ITDB_READ, err, sizeof(err));
@@ -415,11 +445,12 @@ static void open_migrates_version_1(void **state)
 	sqlite3_close(db);
 	db = itdb_open(path, ITDB_APPEND, err, sizeof(err));
 	assert_non_null(db);
-	assert_string_equal(sql_rows(db, tables), "map_backing,map_backing_bars_view,"
+	assert_string_equal(sql_rows(db, tables), "map_aggregates,map_aggregates_view,"
+			    "map_backing,map_backing_bars_view,"
 			    "map_dma_segments,map_expected_pages,map_pages_check_view,map_pages_view,"
 			    "map_pieces,map_pieces_state,map_runs;");
 	assert_string_equal(sql_rows(db, "SELECT value FROM meta WHERE key = 'schema_version'"),
-			    "7;");
+			    "8;");
 	itdb_close(db);
 	unlink(path);
 	rmdir(dir);
@@ -462,7 +493,7 @@ static void open_migrates_version_5(void **state)
 	assert_string_equal(sql_rows(db, "SELECT COUNT(*) FROM map_dma_segments"), "0;");
 	assert_string_equal(sql_rows(db, "SELECT session_id, agrees FROM map_pages_check_view"), "");
 	assert_string_equal(sql_rows(db, "SELECT value FROM meta WHERE key = 'schema_version'"),
-			    "7;");
+			    "8;");
 	itdb_close(db);
 	unlink(path);
 	rmdir(dir);
@@ -481,6 +512,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(map_range_is_derived_with_its_function, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(unmap_joins_driver_unmap, setup, teardown),
+		cmocka_unit_test_setup_teardown(rows_in_blocks_keep_order_and_values, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(devices_faults_flushes_and_losses, setup, teardown),
 		cmocka_unit_test_setup_teardown(dma_api_ties_domain_to_device, setup, teardown),
 		cmocka_unit_test_setup_teardown(session_end_marks_complete, setup, teardown),

@@ -450,7 +450,9 @@ static void cli_imports_tracedat(void **state)
 /* A trace.dat of this kernel's ring buffer: events recorded in a tracefs instance of our own
  * and extracted by `trace-cmd extract` (`trace-cmd record` also writes the function tracer's
  * sysctl, which some kernels refuse). No IOMMU event fires on a machine without an IOMMU, so
- * every record is skipped. */
+ * every record is skipped. The extract is tried up to three times: libtracecmd refuses a
+ * /proc/kallsyms whose size changed while it read it ("error in size of file"), which another
+ * process loading or unloading BPF programs at that moment causes. */
 static void reads_extracted_tracedat(void **state)
 {
 	struct collected *c = calloc(1, sizeof(*c));
@@ -470,7 +472,8 @@ static void reads_extracted_tracedat(void **state)
 		 "t=/sys/kernel/tracing; [ -d $t/instances ] || mount -t tracefs nodev $t || exit 1;"
 		 " i=$t/instances/%s; mkdir $i && echo 1 > $i/events/iommu/enable &&"
 		 " echo 1 > $i/events/sched/sched_process_exec/enable && /bin/true &&"
-		 " echo 0 > $i/events/enable && trace-cmd extract -B %s -o %s >%s/extract.log 2>&1;"
+		 " echo 0 > $i/events/enable && for try in 1 2 3; do"
+		 " trace-cmd extract -B %s -o %s >%s/extract.log 2>&1 && break; done;"
 		 " r=$?; [ -d $i ] && rmdir $i; [ $r = 0 ] || cat %s/extract.log; exit $r",
 		 inst, inst, path, tmpdir, tmpdir);
 	run(cmd);

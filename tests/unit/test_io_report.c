@@ -15,6 +15,7 @@
 #include <cmocka.h>
 #include "tests/sql_rows.h"
 #include "common/db.h"
+#include "common/schema.h"
 #include "io/io_report.h"
 
 static struct io_report_run the_run(void)
@@ -139,7 +140,7 @@ static void stores_runs_points_and_buckets(void **state)
 /* A version 3 file's io tables gain version 4's columns, and io_devices is filled from io_runs. */
 static void migrates_version_3_io_tables(void **state)
 {
-	char dir[] = "/tmp/iommutrace-io-XXXXXX", path[128], err[256];
+	char dir[] = "/tmp/iommutrace-io-XXXXXX", path[128], err[256], version[16];
 	int64_t sid;
 	sqlite3 *db;
 
@@ -178,8 +179,9 @@ static void migrates_version_3_io_tables(void **state)
 	itdb_close(db);
 	db = itdb_open(path, ITDB_APPEND, err, sizeof(err));
 	assert_non_null(db);
+	snprintf(version, sizeof(version), "%d;", IT_SCHEMA_VERSION);
 	assert_string_equal(sql_rows(db, "SELECT value FROM meta WHERE key = 'schema_version'"),
-			    "7;");
+			    version);
 	assert_string_equal(sql_rows(db, "SELECT device_index, device, model, iova FROM io_devices"),
 			    "0|0000:00:04.0|M|1073741824;");
 	assert_string_equal(sql_rows(db, "SELECT device, device_index, qd, iops FROM io_summary_view"),

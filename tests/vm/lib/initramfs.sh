@@ -89,10 +89,16 @@ library_paths() {
 	ldd "$1" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }'
 }
 
-# Guest programs copied from the host, by their guest path and host path.
+# Guest programs copied from the host, by their guest path and host path: always iommutrace and
+# sqlite3; then the programs of --tools (VM_TOOLS, comma-separated names looked up on the host's
+# PATH), which only the boots that ask for them carry (a different layer, cached under its own key).
 userland_programs() {
+	local tool
 	printf '%s %s\n' /usr/bin/iommutrace "$VM_BINARY"
 	printf '%s %s\n' /usr/bin/sqlite3 "$(command -v sqlite3)"
+	for tool in ${VM_TOOLS//,/ }; do
+		printf '%s %s\n' "/usr/bin/$tool" "$(command -v "$tool")"
+	done
 }
 
 # build_userland_layer: echo the path of the cached userland layer.

@@ -1,0 +1,213 @@
+/* Writing map_pieces rows in bulk (see piece_writer.h). */
+#include <stdlib.h>
+#include <string.h>
+#include "common/db.h"
+#include "common/log.h"
+#include "piece_writer.h"
+
+/* Rows per INSERT: per row, SQLite's work per statement counts. */
+#define BATCH 64
+#define PIECE_COLUMNS 10
+
+struct piece_writer {
+	sqlite3 *db;
+	int64_t sid;
+	sqlite3_stmt *insert, *insert_batch;	/* one row; BATCH rows */
+	struct piece_row rows[BATCH];
+	size_t nrows;
+	char **indexes;		/* the SQL of the indexes set aside, NULL-terminated */
+};
+
+static void free_strings(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* The indexes of map_pieces, dropped for the sweep and made again after it (the SQL text of
+ * those dropped kept in *sql, NULL-terminated): one sort per index instead of a B-tree descent
+ * per piece, several times faster for millions of pieces. SQLite drops nothing while another
+ * statement of the connection runs (a caller looping over sessions): then the indexes stay,
+ * and the sweep is only slower. */
+static int drop_piece_indexes(sqlite3 *db, char ***sql)
+{
+	sqlite3_stmt *st = itdb_prepare(db, "SELECT sql,"
+				       " 'DROP INDEX \"' || replace(name, '\"', '\"\"') || '\"'"
+				       " FROM sqlite_master WHERE type = 'index'"
+				       " AND tbl_name = 'map_pieces' AND sql IS NOT NULL");
+	char **drops = NULL;
+	size_t n = 0;
+	int rc = -1;
+
+	*sql = calloc(1, sizeof(**sql));
+	drops = calloc(1, sizeof(*drops));
+	if (!st || !*sql || !drops)
+		goto cleanup;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		char **more = realloc(*sql, (n + 2) * sizeof(*more));
+
+		if (more)
+			*sql = more;
+		more = more ? realloc(drops, (n + 2) * sizeof(*more)) : NULL;
+		if (!more)
+			goto cleanup;
+		drops = more;
+		(*sql)[n] = strdup((const char *)sqlite3_column_text(st, 0));
+		drops[n] = strdup((const char *)sqlite3_column_text(st, 1));
+		n++;
+		(*sql)[n] = drops[n] = NULL;
+		if (!(*sql)[n - 1] || !drops[n - 1])
+			goto cleanup;
+	}
+	if (sqlite3_finalize(st) != SQLITE_OK) {
+		st = NULL;
+		goto cleanup;
+	}
+	st = NULL;
+	for (size_t i = 0; i < n; i++)
+		if (sqlite3_exec(db, drops[i], NULL, NULL, NULL) != SQLITE_OK) {
+			/* this one and the rest are kept: not to be made again */
+			for (size_t j = i; j < n; j++) {
+				free((*sql)[j]);
+				(*sql)[j] = NULL;
+			}
+			break;
+		}
+	rc = 0;
+cleanup:
+	if (rc)
+		log_error("computing map lifetimes: could not set the indexes of map_pieces aside");
+	sqlite3_finalize(st);
+	free_strings(drops);
+	return rc;
+}
+
+static int make_piece_indexes(sqlite3 *db, char **sql)
+{
+	for (size_t i = 0; sql && sql[i]; i++)
+		if (itdb_exec(db, sql[i], "indexing map pieces"))
+			return -1;
+	return 0;
+}
+
+/* INSERT of rows map_pieces rows, their values all parameters. */
+static sqlite3_stmt *prepare_insert(sqlite3 *db, size_t rows)
+{
+	static const char head[] = "INSERT INTO map_pieces(session_id, map_id, domain_ptr, iova,"
+		" paddr, size_bytes, mapped_ns, unmapped_ns, unmap_id, end_reason) VALUES ";
+	static const char row[] = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?),";
+	char sql[sizeof(head) + BATCH * (sizeof(row) - 1)];
+	size_t used = sizeof(head) - 1;
+
+	memcpy(sql, head, used);
+	for (size_t i = 0; i < rows; i++, used += sizeof(row) - 1)
+		memcpy(sql + used, row, sizeof(row) - 1);
+	sql[used - 1] = '\0';	/* the last comma */
+	return itdb_prepare(db, sql);
+}
+
+/* Binds row r to the columns of st from parameter first on. */
+static void bind_row(sqlite3_stmt *st, int first, int64_t sid, const struct piece_row *r)
+{
+	sqlite3_bind_int64(st, first, sid);
+	sqlite3_bind_int64(st, first + 1, r->map_id);
+	if (r->known)
+		sqlite3_bind_int64(st, first + 2, r->domain);
+	sqlite3_bind_int64(st, first + 3, r->iova);
+	sqlite3_bind_int64(st, first + 4, r->paddr);
+	sqlite3_bind_int64(st, first + 5, r->size);
+	sqlite3_bind_int64(st, first + 6, r->mapped_ns);
+	if (r->end_ns >= 0)
+		sqlite3_bind_int64(st, first + 7, r->end_ns);
+	if (r->unmap_id >= 0)
+		sqlite3_bind_int64(st, first + 8, r->unmap_id);
+	if (r->reason)
+		sqlite3_bind_text(st, first + 9, r->reason, -1, SQLITE_STATIC);
+}
+
+/* Writes the rows waiting: BATCH at once, fewer one by one (the last ones). */
+static int flush(struct piece_writer *s)
+{
+	int rc = 0;
+
+	if (s->nrows == BATCH) {
+		for (size_t i = 0; i < BATCH; i++)
+			bind_row(s->insert_batch, 1 + (int)i * PIECE_COLUMNS, s->sid, &s->rows[i]);
+		rc = itdb_step_done(s->insert_batch, "storing map pieces");
+	} else {
+		for (size_t i = 0; i < s->nrows && !rc; i++) {
+			bind_row(s->insert, 1, s->sid, &s->rows[i]);
+			rc = itdb_step_done(s->insert, "storing map pieces");
+		}
+	}
+	s->nrows = 0;
+	return rc;
+}
+
+static bool has_pieces_table(sqlite3 *db)
+{
+	sqlite3_stmt *st = itdb_prepare(db, "SELECT 1 FROM sqlite_master WHERE type = 'table'"
+				       " AND name = 'map_pieces'");
+	bool has = st && sqlite3_step(st) == SQLITE_ROW;
+
+	sqlite3_finalize(st);
+	return has;
+}
+
+struct piece_writer *piece_writer_begin(sqlite3 *db, int64_t session_id)
+{
+	struct piece_writer *w = calloc(1, sizeof(*w));
+	sqlite3_stmt *del = NULL;
+
+	if (!w) {
+		log_error("computing map lifetimes: out of memory");
+		return NULL;
+	}
+	w->db = db;
+	w->sid = session_id;
+	if (!has_pieces_table(db)) {
+		log_error("computing map lifetimes: the database lacks map_pieces (schema 7)");
+		goto fail;
+	}
+	/* report_live_mappings_view reads the pieces live at the end: few, found without a scan */
+	if (itdb_exec(db, "CREATE INDEX IF NOT EXISTS map_pieces_live ON map_pieces(session_id)"
+		      " WHERE unmapped_ns IS NULL", "computing map lifetimes") ||
+	    drop_piece_indexes(db, &w->indexes))
+		goto fail;
+	del = itdb_prepare(db, "DELETE FROM map_pieces WHERE session_id = ?1");
+	w->insert = prepare_insert(db, 1);
+	w->insert_batch = prepare_insert(db, BATCH);
+	if (!del || !w->insert || !w->insert_batch)
+		goto fail;
+	sqlite3_bind_int64(del, 1, session_id);
+	if (itdb_step_done(del, "clearing map pieces"))
+		goto fail;
+	sqlite3_finalize(del);
+	return w;
+fail:
+	sqlite3_finalize(del);
+	piece_writer_free(w);
+	return NULL;
+}
+
+int piece_writer_add(struct piece_writer *w, const struct piece_row *r)
+{
+	w->rows[w->nrows++] = *r;
+	return w->nrows == BATCH ? flush(w) : 0;
+}
+
+int piece_writer_end(struct piece_writer *w)
+{
+	return flush(w) || make_piece_indexes(w->db, w->indexes) ? -1 : 0;
+}
+
+void piece_writer_free(struct piece_writer *w)
+{
+	if (!w)
+		return;
+	sqlite3_finalize(w->insert);
+	sqlite3_finalize(w->insert_batch);
+	free_strings(w->indexes);
+	free(w);
+}

@@ -1,0 +1,30 @@
+/* Writing a session's map_pieces rows in bulk, for lifetimes.c: the session's old rows deleted,
+ * the indexes of map_pieces set aside while the rows go in (BATCH rows per INSERT) and made again
+ * at the end, one sort each instead of a B-tree insert per row. Run it inside a transaction
+ * (lifetimes_compute's savepoint): a failure leaves the indexes dropped until it rolls back.
+ * Functions log one line on failure and return -1 (or NULL). */
+#ifndef IOMMUTRACE_PIECE_WRITER_H
+#define IOMMUTRACE_PIECE_WRITER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sqlite3.h>
+
+/* A map_pieces row of the session: unmapped_ns NULL where end_ns < 0, unmap_id NULL where
+ * unmap_id < 0, domain_ptr NULL where !known; reason a string that outlives the writer, or
+ * NULL. */
+struct piece_row {
+	int64_t map_id, domain, iova, paddr, size, mapped_ns, end_ns, unmap_id;
+	bool known;
+	const char *reason;
+};
+
+struct piece_writer;
+
+struct piece_writer *piece_writer_begin(sqlite3 *db, int64_t session_id);
+int piece_writer_add(struct piece_writer *w, const struct piece_row *r);
+/* Writes the rows still waiting and makes the indexes again. */
+int piece_writer_end(struct piece_writer *w);
+void piece_writer_free(struct piece_writer *w);
+
+#endif

@@ -1,0 +1,11 @@
+/* The start both BPF benchmarks share: check that this process may load BPF, and build the probe
+ * plan of the raw_tp handlers alone (BPF_PROG_TEST_RUN drives them; no function probes). */
+#ifndef IOMMUTRACE_BENCH_RAW_PLAN_H
+#define IOMMUTRACE_BENCH_RAW_PLAN_H
+
+#include "tracer/probe_plan.h"
+
+/* Returns 0, or 1 after one line on stderr naming prog (the benchmark) and what failed. */
+int bench_raw_plan(const char *prog, struct probe_plan *plan);
+
+#endif

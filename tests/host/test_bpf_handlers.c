@@ -207,9 +207,10 @@ static void flush(struct fixture *f, uint64_t flush_ns)
 
 #define DOM "0xffff888123456000"
 
-/* Threshold mode (64 KiB here): maps and unmaps from the threshold on are rows, smaller ones are
- * counted per class with their exact bytes; invalidations without a size are counted, flushes by
- * their range's size; attach events stay rows. */
+/* Threshold mode (64 KiB here): maps and unmaps from the threshold on are rows (an unmap also
+ * when it took away that much for a smaller request), smaller ones are counted per class with
+ * their exact bytes; invalidations without a size are counted, flushes by their range's size;
+ * attach events stay rows. */
 static void threshold_mode_rows_and_counts(void **state)
 {
 	struct fixture *f = load_with(&(struct bpf_capture_opts){
@@ -219,6 +220,8 @@ static void threshold_mode_rows_and_counts(void **state)
 	const uint64_t big_map[] = { 0x80200000, 0x100200000ull, 65536 };
 	const uint64_t small_unmap[] = { 0x80001000, 4096, 4096 };
 	const uint64_t big_unmap[] = { 0x80200000, 65536, 65536 };
+	/* a page-sized request that took away the large page around it (VFIO type1 on AMD-Vi) */
+	const uint64_t page_of_big_unmap[] = { 0x80400000, 4096, 65536 };
 	const uint64_t qi[] = { 0, 2, 0x40000000ull, 0, 0 };
 	const uint64_t small_flush[] = { 0, 0x1000, 0x1fff, 0x1000, 1, 0 };
 	const uint64_t big_flush[] = { 0, 0x100000, 0x1fffff, 0x100000, 256, 8 };
@@ -233,6 +236,7 @@ static void threshold_mode_rows_and_counts(void **state)
 	fire(f, "raw_unmap", small_unmap, 3);
 	fire(f, "raw_unmap", small_unmap, 3);
 	fire(f, "raw_unmap", big_unmap, 3);
+	fire(f, "raw_unmap", page_of_big_unmap, 3);
 	fire(f, "raw_qi_submit", qi, 5);
 	fire(f, "raw_cache_tag_flush_range", small_flush, 6);
 	fire(f, "raw_cache_tag_flush_range", big_flush, 6);
@@ -241,8 +245,9 @@ static void threshold_mode_rows_and_counts(void **state)
 	flush(f, 1000);
 	assert_string_equal(sql_rows(f->db, "SELECT domain, size_bytes FROM maps_view"),
 			    DOM "|65536;");
-	assert_string_equal(sql_rows(f->db, "SELECT domain, size_bytes FROM unmaps_view"),
-			    DOM "|65536;");
+	assert_string_equal(sql_rows(f->db, "SELECT domain, size_bytes, unmapped_bytes"
+				     " FROM unmaps_view ORDER BY unmap_id"),
+			    DOM "|65536|65536;" DOM "|4096|65536;");
 	assert_string_equal(sql_rows(f->db, "SELECT event, pages FROM flushes"),
 			    "cache_tag_flush_range|256;");
 	assert_string_equal(sql_rows(f->db, "SELECT event FROM attaches"), "attach;");

@@ -1,5 +1,6 @@
 /* audit bar: the rows of audit_bar_view and audit_bar_summary_view with a conclusion against an
- * IOTLB of --iotlb-entries entries (see audit_bar.h). */
+ * IOTLB of --iotlb-entries entries (see audit_bar.h). The session's windows are worked out once,
+ * into a temporary copy that the table, its notes and the per-BAR summary read. */
 #include <stdio.h>
 #include "common/db.h"
 #include "common/log.h"
@@ -13,9 +14,9 @@
 #define OF_PAGES(pages) \
 	"CASE WHEN instr(" pages ", ' + ') = 0 THEN ' of ' || " LARGEST(pages) \
 	" ELSE ' (' || " pages " || ')' END"
-/* ": fits the 64-entry IOTLB" or ": more than the 64-entry IOTLB" (?2: its entries) */
+/* ": fits the 64-entry IOTLB" or ": more than the 64-entry IOTLB" (?1: its entries) */
 #define AGAINST_IOTLB(n) \
-	"CASE WHEN " n " <= ?2 THEN ': fits the ' ELSE ': more than the ' END || ?2 ||" \
+	"CASE WHEN " n " <= ?1 THEN ': fits the ' ELSE ': more than the ' END || ?1 ||" \
 	" '-entry IOTLB'"
 
 /* Per window: "covered by 512 entries of 2 MiB: more than the 64-entry IOTLB; at 1 GiB pages 1
@@ -26,12 +27,12 @@
 	AGAINST_IOTLB("entries") " END ||" \
 	" CASE WHEN best_entries IS NULL THEN ''" \
 	"  WHEN entries IS NOT NULL AND best_entries >= entries THEN" \
-	"   CASE WHEN entries > ?2 THEN '; no page size of this IOMMU would take fewer' ELSE '' END" \
+	"   CASE WHEN entries > ?1 THEN '; no page size of this IOMMU would take fewer' ELSE '' END" \
 	"  ELSE '; at ' || " LARGEST("best_pages") " || ' pages ' ||" \
-	"   CASE WHEN best_entries > ?2 THEN 'it would still take ' || " ENTRIES("best_entries") \
+	"   CASE WHEN best_entries > ?1 THEN 'it would still take ' || " ENTRIES("best_entries") \
 	"    ELSE " ENTRIES("best_entries") " END ||" \
 	"   CASE WHEN instr(best_pages, ' + ') = 0 THEN '' ELSE ' (' || best_pages || ')' END ||" \
-	"   CASE WHEN best_entries > ?2 THEN '' ELSE ' would cover it' END END"
+	"   CASE WHEN best_entries > ?1 THEN '' ELSE ' would cover it' END END"
 
 /* Per BAR: "2 windows take 514 entries: more than the 64-entry IOTLB; aligned to the largest
  * pages, 2 entries" */
@@ -44,52 +45,93 @@
 	" CASE WHEN best_entries IS NOT NULL AND best_entries < IFNULL(entries, best_entries + 1)" \
 	"  THEN '; aligned to the largest pages, ' || " ENTRIES("best_entries") " ELSE '' END"
 
-/* ?1 session, ?2 IOTLB entries, ?3 the device or NULL (every device) */
-#define BAR_FILTER " WHERE session_id = ?1 AND (?3 IS NULL OR bar_device = ?3)"
+/* The session's rows of audit_bar_view (for one device, or every one): worked out once, by
+ * copy_windows, and read by the table, its notes and the per-BAR summary. ?1 below: the IOTLB
+ * entries. */
+#define WINDOWS "temp.audit_bar_windows"
 #define WINDOW_ORDER " ORDER BY gpu_bar1 DESC, bar_device, bar_index, bar_offset_bytes, iova"
 
+/* Text lists the first TEXT_WINDOWS windows and every one that aligning would shrink (a
+ * recording of a large BAR can have tens of thousands); JSON and CSV list every window. */
+#define TEXT_WINDOWS 20
+#define STR(x) STR_(x)
+#define STR_(x) #x
+#define NUMBERED_WINDOWS \
+	" FROM (SELECT ROW_NUMBER() OVER (" WINDOW_ORDER ") AS n, * FROM " WINDOWS ")" \
+	" WHERE n <= " STR(TEXT_WINDOWS) " OR best_entries < IFNULL(entries, 0) ORDER BY n"
+
 static const char text_windows_sql[] =
-	"SELECT ROW_NUMBER() OVER (" WINDOW_ORDER ") AS \"#\", bar_device AS device,"
+	"SELECT n AS \"#\", bar_device AS device,"
 	" CASE WHEN gpu_bar1 THEN 'GPU BAR1' ELSE 'BAR' || bar_index END AS bar,"
 	" bar_offset_bytes, size_bytes, maps, iova, paddr_align_bytes, iova_align_bytes, pages,"
-	" entries, best_pages, best_entries"
-	" FROM audit_bar_view" BAR_FILTER WINDOW_ORDER;
+	" entries, best_pages, best_entries" NUMBERED_WINDOWS;
 static const char all_windows_sql[] =
-	"SELECT *, ?2 AS iotlb_entries, " WINDOW_CONCLUSION " AS conclusion"
-	" FROM audit_bar_view" BAR_FILTER WINDOW_ORDER;
+	"SELECT *, ?1 AS iotlb_entries, " WINDOW_CONCLUSION " AS conclusion"
+	" FROM " WINDOWS WINDOW_ORDER;
 static const char text_notes_sql[] =
-	"SELECT ROW_NUMBER() OVER (" WINDOW_ORDER "), " WINDOW_CONCLUSION ","
-	" CASE WHEN best_entries < IFNULL(entries, 0) THEN fix END"
-	" FROM audit_bar_view" BAR_FILTER WINDOW_ORDER;
+	"SELECT n, " WINDOW_CONCLUSION ", CASE WHEN best_entries < IFNULL(entries, 0) THEN fix END"
+	NUMBERED_WINDOWS;
+
 
 #define BAR_ORDER " ORDER BY gpu_bar1 DESC, bar_device, bar_index"
 static const char text_bars_sql[] =
 	"SELECT bar_device AS device,"
 	" CASE WHEN gpu_bar1 THEN 'GPU BAR1' ELSE 'BAR' || bar_index END AS bar, bar_size_bytes,"
 	" windows, maps, mapped_bytes, entries, best_entries, " BAR_CONCLUSION " AS conclusion"
-	" FROM audit_bar_summary_view" BAR_FILTER BAR_ORDER;
+	" FROM (" AUDIT_BAR_SUMMARY_SQL(WINDOWS) ")" BAR_ORDER;
 static const char all_bars_sql[] =
-	"SELECT *, ?2 AS iotlb_entries, " BAR_CONCLUSION " AS conclusion"
-	" FROM audit_bar_summary_view" BAR_FILTER BAR_ORDER;
+	"SELECT *, ?1 AS iotlb_entries, " BAR_CONCLUSION " AS conclusion"
+	" FROM (" AUDIT_BAR_SUMMARY_SQL(WINDOWS) ")" BAR_ORDER;
 
-static sqlite3_stmt *prepare(sqlite3 *db, const char *sql, int64_t session_id,
-			     const struct audit_bar_opts *o)
+/* The session's rows of audit_bar_view, of o->device's BARs or every device's, into WINDOWS. */
+static int copy_windows(sqlite3 *db, int64_t session_id, const struct audit_bar_opts *o)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (itdb_exec(db, "DROP TABLE IF EXISTS " WINDOWS, "audit bar"))
+		return -1;
+	st = itdb_prepare(db, "CREATE TABLE " WINDOWS " AS SELECT * FROM audit_bar_view"
+			  " WHERE session_id = ?1 AND (?2 IS NULL OR bar_device = ?2)");
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, session_id);
+	if (o->device[0])
+		sqlite3_bind_text(st, 2, o->device, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_DONE)
+		log_error("audit bar: %s", sqlite3_errmsg(db));
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* The rows copy_windows made, or -1 (logged) */
+static long window_count(sqlite3 *db)
+{
+	sqlite3_stmt *st = itdb_prepare(db, "SELECT COUNT(*) FROM " WINDOWS);
+	long n = -1;
+
+	if (st && sqlite3_step(st) == SQLITE_ROW)
+		n = (long)sqlite3_column_int64(st, 0);
+	else if (st)
+		log_error("audit bar: %s", sqlite3_errmsg(db));
+	sqlite3_finalize(st);
+	return n;
+}
+
+static sqlite3_stmt *prepare(sqlite3 *db, const char *sql, const struct audit_bar_opts *o)
 {
 	sqlite3_stmt *st = itdb_prepare(db, sql);
 
-	if (!st)
-		return NULL;
-	sqlite3_bind_int64(st, 1, session_id);
-	sqlite3_bind_int64(st, 2, o->iotlb_entries);
-	if (o->device[0])
-		sqlite3_bind_text(st, 3, o->device, -1, SQLITE_STATIC);
+	if (st)
+		sqlite3_bind_int64(st, 1, o->iotlb_entries);
 	return st;
 }
 
 static long render_sql(struct render *r, sqlite3 *db, const char *sql, const char *name,
-		       const char *title, int64_t session_id, const struct audit_bar_opts *o)
+		       const char *title, const struct audit_bar_opts *o)
 {
-	sqlite3_stmt *st = prepare(db, sql, session_id, o);
+	sqlite3_stmt *st = prepare(db, sql, o);
 	long rows;
 
 	if (!st) {
@@ -101,23 +143,30 @@ static long render_sql(struct render *r, sqlite3 *db, const char *sql, const cha
 	return rows;
 }
 
-/* Text: each window's conclusion, and its fix where aligning would take fewer entries. */
-static int text_notes(struct render *r, sqlite3 *db, int64_t session_id,
-		      const struct audit_bar_opts *o)
+/* Text: each listed window's conclusion, and its fix where aligning would take fewer entries;
+ * then how many were left out. rows: the windows in all. */
+static int text_notes(struct render *r, sqlite3 *db, const struct audit_bar_opts *o, long rows)
 {
-	sqlite3_stmt *st = prepare(db, text_notes_sql, session_id, o);
+	sqlite3_stmt *st = prepare(db, text_notes_sql, o);
+	long listed = 0;
 	int rc;
 
 	if (!st)
 		return -1;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		listed++;
 		render_note(r, "#%lld %s", (long long)sqlite3_column_int64(st, 0),
 			    (const char *)sqlite3_column_text(st, 1));
 		if (sqlite3_column_type(st, 2) != SQLITE_NULL)
 			render_note(r, "   %s", (const char *)sqlite3_column_text(st, 2));
 	}
 	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : -1;
+	if (rc != SQLITE_DONE)
+		return -1;
+	if (listed < rows)
+		render_note(r, "%ld more windows that aligning would not shrink, or whose pages were "
+			    "not recorded: --json or --csv lists every window", rows - listed);
+	return 0;
 }
 
 /* Why a session has no windows: no BARs recorded at all, or none mapped. */
@@ -145,20 +194,27 @@ int audit_bar_render(struct render *r, sqlite3 *db, int64_t session_id, const ch
 	bool text = r->format == RENDER_TEXT;
 	char title[200];
 	long rows;
+	int rc = -1;
 
+	if (copy_windows(db, session_id, o))
+		return -1;
 	snprintf(title, sizeof(title), "mappings of PCI BARs, GPU BAR1 first: IOTLB entries "
 		 "against a %lld-entry IOTLB%s", (long long)o->iotlb_entries, title_suffix);
-	rows = render_sql(r, db, text ? text_windows_sql : all_windows_sql, "bar", title,
-			  session_id, o);
-	if (rows < 0)
-		return -1;
+	rows = window_count(db);
+	if (rows < 0 || render_sql(r, db, text ? text_windows_sql : all_windows_sql, "bar", title,
+				   o) < 0)
+		goto out;
 	if (rows == 0)
 		note_empty(r, db, session_id, o);
-	else if (text && text_notes(r, db, session_id, o))
-		return -1;
+	else if (text && text_notes(r, db, o, rows))
+		goto out;
 	snprintf(title, sizeof(title), "per BAR%s", title_suffix);
-	return render_sql(r, db, text ? text_bars_sql : all_bars_sql, "bar_summary", title,
-			  session_id, o) < 0 ? -1 : 0;
+	if (render_sql(r, db, text ? text_bars_sql : all_bars_sql, "bar_summary", title, o) < 0)
+		goto out;
+	rc = 0;
+out:
+	itdb_exec(db, "DROP TABLE IF EXISTS " WINDOWS, "audit bar");
+	return rc;
 }
 
 int audit_bar_device_known(sqlite3 *db, const char *bdf)

@@ -12,6 +12,15 @@
  * "Understanding PCIe performance for end host networking", SIGCOMM 2018). */
 #define AUDIT_IOTLB_ENTRIES 64
 
+/* Per session and BAR with mappings: the windows together, over rows of audit_bar_view (the
+ * view, or a copy of its rows): audit_bar_summary_view. */
+#define AUDIT_BAR_SUMMARY_SQL(windows) \
+	"SELECT session_id, MAX(gpu_bar1) AS gpu_bar1, bar_device, bar_index, bar_size_bytes," \
+	"  COUNT(*) AS windows, SUM(maps) AS maps, SUM(size_bytes) AS mapped_bytes," \
+	"  SUM(entries) AS entries, SUM(best_entries) AS best_entries," \
+	"  SUM(entries IS NULL) AS windows_pages_unknown" \
+	"  FROM " windows " GROUP BY session_id, bar_device, bar_index"
+
 struct audit_bar_opts {
 	char device[13];		/* canonical BDF: only its BARs; "": every device's */
 	int64_t iotlb_entries;

@@ -2,6 +2,7 @@
  * got the pages it got, and what the mappings of PCI BARs cost the IOTLB. Plain SQL: alignments
  * are x & -x, page sizes are picked from the bitmaps over a small table of powers of two. */
 #include "audit_align.h"
+#include "audit_bar.h"
 #include "views.h"
 
 /* 4 KiB, 2 MiB and 1 GiB: the leaf levels of every x86 IOMMU page table (VT-d second level, AMD
@@ -119,7 +120,7 @@
 	"  LEFT JOIN driver_maps g ON g.map_id = m.map_id AND g.op = 'map' GROUP BY m.map_id),"
 
 /* pm as MAP_PAGES_CTES has it, but per group of maps the session summary made (alike_maps,
- * analyzer/summary.h: alike maps, those in a BAR by exact address), with the group's first map
+ * analyzer/summary.h: alike maps, those in a BAR by exact paddr), with the group's first map
  * (map_id, iova, paddr) and its number of maps: what audit align and audit bar group further. */
 #define GROUP_PAGES_CTES(bar_join) \
 	BAR_FRAMES_CTE \
@@ -270,17 +271,21 @@ const char analyzer_audit_views_sql[] =
 "DROP VIEW IF EXISTS audit_align_summary_view;"
 "CREATE VIEW audit_align_summary_view AS " AUDIT_ALIGN_SUMMARY_SQL("audit_align_view") ";"
 
-/* Per map call into a PCI BAR (identical calls counted in maps), GPU BAR1 first: where in the
- * BAR, the IOTLB entries its pages take (entries), and those it would take aligned to the
- * largest pages the IOMMU has (best_pages, best_entries: the largest first, then the rest). */
+/* Per window of a PCI BAR mapped (its map calls alike counted in maps: same offset, size,
+ * domain, pages and offset of the IOVA within the largest power of two not above the size),
+ * GPU BAR1 first: where in the BAR, the IOTLB entries its pages take (entries), and those it
+ * would take aligned to the largest pages the IOMMU has (best_pages, best_entries: the largest
+ * first, then the rest). iova and fix are those of the first map (first_map_id). */
 "DROP VIEW IF EXISTS audit_bar_view;"
 "CREATE VIEW audit_bar_view AS WITH RECURSIVE " SIZES_CTE "," CONTEXT_CTES
 "  " GROUP_PAGES_CTES("JOIN")
+"k AS (SELECT pm.*, IFNULL((SELECT MAX(p) FROM pow WHERE p <= pm.size_bytes), 4096) AS span"
+"  FROM pm),"
 "g AS (SELECT session_id, MIN(map_id) AS map_id, SUM(maps) AS maps, domain_ptr, iova, paddr,"
 "  size_bytes, bar_device, bar_index, bar_offset_bytes, bar_size_bytes, mixed_pages,"
-"  pages_source, entries, written_page_bytes FROM pm"
-"  GROUP BY session_id, bar_device, bar_index, bar_offset_bytes, size_bytes, domain_ptr, iova,"
-"   mixed_pages, pages_source, entries, written_page_bytes)," CONTEXT_JOIN_CTES("g") REASON_CTES ","
+"  pages_source, entries, written_page_bytes FROM k"
+"  GROUP BY session_id, bar_device, bar_index, bar_offset_bytes, size_bytes, domain_ptr,"
+"   iova & (span - 1), mixed_pages, pages_source, entries, written_page_bytes)," CONTEXT_JOIN_CTES("g") REASON_CTES ","
 "best AS (SELECT r.map_id, p, (CASE WHEN " NEXT_PAGE("r.possible_bitmap", "p") " = 0"
 "   THEN r.size_bytes ELSE r.size_bytes % " NEXT_PAGE("r.possible_bitmap", "p") " END) / p AS n"
 "  FROM r JOIN sizes ON r.possible_bitmap & p AND p <= r.size_bytes"
@@ -302,8 +307,4 @@ const char analyzer_audit_views_sql[] =
 
 /* Per session and BAR with mappings: the windows of audit_bar_view together. */
 "DROP VIEW IF EXISTS audit_bar_summary_view;"
-"CREATE VIEW audit_bar_summary_view AS SELECT session_id, MAX(gpu_bar1) AS gpu_bar1,"
-"  bar_device, bar_index, bar_size_bytes, COUNT(*) AS windows, SUM(maps) AS maps,"
-"  SUM(size_bytes) AS mapped_bytes, SUM(entries) AS entries, SUM(best_entries) AS best_entries,"
-"  SUM(entries IS NULL) AS windows_pages_unknown"
-"  FROM audit_bar_view GROUP BY session_id, bar_device, bar_index;";
+"CREATE VIEW audit_bar_summary_view AS " AUDIT_BAR_SUMMARY_SQL("audit_bar_view") ";";

@@ -350,6 +350,7 @@ int summary_map(struct summary *s, bool known, int64_t domain, int64_t map_id, i
 	struct dom *d = dom_of(s, known, domain);
 	struct group_key k;
 	int c = call_class(size);
+	uint64_t span;
 
 	if (!d)
 		return -1;
@@ -363,17 +364,12 @@ int summary_map(struct summary *s, bool known, int64_t domain, int64_t map_id, i
 	k.domain = known ? domain : 0;
 	k.size = size;
 	k.in_bar = in_a_bar(s, paddr);
-	if (k.in_bar) {
-		k.iova = iova;
-		k.paddr = paddr;
-	} else {
-		/* within the largest power of two not above the size (at least 4 KiB): finer than
-		 * the page the views cap alignments at, so the views can group these further */
-		uint64_t span = size < 8192 ? 4096 : 1ull << (63 - __builtin_clzll((uint64_t)size));
-
-		k.iova = (int64_t)((uint64_t)iova & (span - 1));
-		k.paddr = (int64_t)((uint64_t)paddr & (span - 1));
-	}
+	/* the offsets within the largest power of two not above the size (at least 4 KiB): finer
+	 * than the page the views cap alignments at, so the views can group these further; a map
+	 * into a BAR keeps its exact paddr, the window audit bar lists */
+	span = size < 8192 ? 4096 : 1ull << (63 - __builtin_clzll((uint64_t)size));
+	k.iova = (int64_t)((uint64_t)iova & (span - 1));
+	k.paddr = k.in_bar ? paddr : (int64_t)((uint64_t)paddr & (span - 1));
 	if (pages_key(s, pages, npages, &k))
 		goto oom;
 	for (size_t i = 0; i < npages; i++) {

@@ -8,7 +8,7 @@
  *                      (report_page_sizes_view, report_domains_view);
  *   alike_maps         the maps grouped where audit align and audit bar cannot tell them apart
  *                      (same domain, size, pages, offsets of iova and paddr within the largest
- *                      power of two not above the size; maps into a PCI BAR by exact address),
+ *                      power of two not above the size; maps into a PCI BAR by exact paddr),
  *                      each with its first map (audit_align_view, audit_bar_view);
  *   session_summary    per session: the maps and unmaps summarized and the peak live bytes of
  *                      all domains together.

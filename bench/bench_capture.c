@@ -18,6 +18,7 @@
 #include "bench/raw_plan.h"
 #include "bench/rows.h"
 #include "common/db.h"
+#include "tracer/aggregates.h"
 #include "tracer/bpf_capture.h"
 #include "tracer/event_writer.h"
 #include "tracer/probe_plan.h"
@@ -259,29 +260,20 @@ static int step_bpftrace_fn(void *ctx, struct generator *g, struct step *s)
 	return step_bpftrace(ctx, g, s);
 }
 
-static const struct {
-	enum capture_mode mode;
-	const char *name;
-} modes[] = {
-	{ CAPTURE_PER_EVENT, "per-event" },
-	{ CAPTURE_AGGREGATE, "aggregate" },
-	{ CAPTURE_THRESHOLD, "threshold" },
-};
-#define NMODES (sizeof(modes) / sizeof(modes[0]))
-
 /* Searches our rates in one mode, recording into dir/capture-MODE.db. */
 static int run_ours(struct probe_plan *plan, size_t m, const char *dir, double seconds,
 		    struct search *out)
 {
 	struct capture_run r = {};
 	struct generator g = { .seconds = seconds };
+	const char *mode = capture_mode_name(bench_modes[m]);
 	char path[512], err[256];
 	sqlite3 *db = NULL;
 	int64_t sid;
 	int ret = -1;
 
-	snprintf(path, sizeof(path), "%s/capture-%s.db", dir, modes[m].name);
-	r.cap = bpf_capture_load(plan, &(struct bpf_capture_opts){ .mode = modes[m].mode }, err,
+	snprintf(path, sizeof(path), "%s/capture-%s.db", dir, mode);
+	r.cap = bpf_capture_load(plan, &(struct bpf_capture_opts){ .mode = bench_modes[m] }, err,
 				 sizeof(err));
 	if (!r.cap) {
 		fprintf(stderr, "bench_capture: %s\n", err);
@@ -300,15 +292,10 @@ static int run_ours(struct probe_plan *plan, size_t m, const char *dir, double s
 	r.w = event_writer_new(db, sid, NULL);
 	if (!r.w)
 		goto out;
-	ret = search_rates(step_ours_fn, &r, &g, modes[m].mode == CAPTURE_PER_EVENT ? 0 : UINT64_MAX,
-			   modes[m].name, out);
+	ret = search_rates(step_ours_fn, &r, &g, bench_modes[m] == CAPTURE_PER_EVENT ? 0 : UINT64_MAX,
+			   mode, out);
 	if (!ret && event_writer_finish(r.w))
 		ret = -1;
-	if (!ret && m && r.delivered && r.delivered >= (uint64_t)(out->lossless_rate * seconds)) {
-		bench_note("item 2: %s mode: every record still reaches the ring buffer (the BPF "
-			   "side does not implement this mode yet): not reported", modes[m].name);
-		ret = 1;
-	}
 out:
 	event_writer_free(r.w);
 	itdb_close(db);
@@ -325,12 +312,12 @@ int main(int argc, char **argv)
 {
 	const char *dir = argv[1];
 	double seconds = bench_env_ull("BENCH_STEP_MS", 2000) / 1000.0;
-	struct search ours[NMODES], bt = {};
+	struct search ours[BENCH_NMODES], bt = {};
 	struct bpftrace_peer peer = {};
 	struct probe_plan plan;
 	struct rusage usage;
 	char err[256], figure[96], bt_out[512];
-	int have_peer, done[NMODES] = {};
+	int have_peer, done[BENCH_NMODES] = {};
 	long ours_rss_kib = 0;
 
 	if (argc != 2) {
@@ -340,7 +327,7 @@ int main(int argc, char **argv)
 	if (bench_raw_plan("bench_capture", &plan))
 		return 1;
 	pin(CONSUMER_CPU);
-	for (size_t m = 0; m < NMODES; m++) {
+	for (size_t m = 0; m < BENCH_NMODES; m++) {
 		int ret = run_ours(&plan, m, dir, seconds, &ours[m]);
 
 		if (ret < 0)
@@ -367,22 +354,23 @@ int main(int argc, char **argv)
 			have_peer = 0;
 		bpftrace_peer_stop(&peer);
 	}
-	for (size_t m = 0; m < NMODES; m++) {
+	for (size_t m = 0; m < BENCH_NMODES; m++) {
+		const char *mode = capture_mode_name(bench_modes[m]);
+
 		if (!done[m])
 			continue;
-		snprintf(figure, sizeof(figure), "lossless capture into the DB, %s mode",
-			 modes[m].name);
+		snprintf(figure, sizeof(figure), "lossless capture into the DB, %s mode", mode);
 		bench_row(2, figure, ours[m].lossless_rate, "events/s", have_peer ? "bpftrace" : NULL,
 			  bt.lossless_rate, "higher", m ? NULL : ">=1000000");
 		if (ours[m].lossy_rate) {
-			snprintf(figure, sizeof(figure), "loss starts, %s mode", modes[m].name);
+			snprintf(figure, sizeof(figure), "loss starts, %s mode", mode);
 			bench_row(2, figure, ours[m].lossy_rate, "events/s",
 				  have_peer && bt.lossy_rate ? "bpftrace" : NULL, bt.lossy_rate,
 				  "higher", NULL);
 		}
 		if (ours[m].generator_limited)
 			bench_note("item 2: %s mode: no loss up to the generator's limit, %.0f events/s "
-				   "(one generator core)", modes[m].name, ours[m].lossless_rate);
+				   "(one generator core)", mode, ours[m].lossless_rate);
 	}
 	if (have_peer && bt.generator_limited)
 		bench_note("item 2: bpftrace: no loss up to the generator's limit, %.0f events/s",

@@ -1,8 +1,9 @@
 /* Item 1 of `make bench`: what the BPF handlers cost per event, by the kernel's own accounting
  * (BPF_ENABLE_STATS: run_time_ns / run_cnt of the program), for our raw_tp map and unmap handlers
  * in each capture mode and for bpftrace's code for the equivalent one-liner (bpftrace_peer.h),
- * both driven by BPF_PROG_TEST_RUN with the same arguments. raw_tp test runs take no repeat
- * count, so each event is one test run; the kernel times only the program, not the syscall. */
+ * both driven by BPF_PROG_TEST_RUN with the same arguments, and for the floor under them (an
+ * empty program, one clock read). raw_tp test runs take no repeat count, so each event is one
+ * test run; the kernel times only the program, not the syscall. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include "bench/bpftrace_peer.h"
 #include "bench/raw_plan.h"
 #include "bench/rows.h"
+#include "tracer/aggregates.h"
 #include "tracer/bpf_capture.h"
 #include "tracer/probe_plan.h"
 
@@ -24,16 +26,6 @@ static const uint64_t unmap_args[] = { 0x100000000ull, 4096, 4096 };
 /* the same, where a tracepoint program reads them: after the 8-byte common header */
 static const uint64_t bt_map_args[] = { 0, 0x100000000ull, 0x200000000ull, 4096 };
 static const uint64_t bt_unmap_args[] = { 0, 0x100000000ull, 4096, 4096 };
-
-static const struct {
-	enum capture_mode mode;
-	const char *name;
-} modes[] = {
-	{ CAPTURE_PER_EVENT, "per-event" },
-	{ CAPTURE_AGGREGATE, "aggregate" },
-	{ CAPTURE_THRESHOLD, "threshold" },
-};
-#define NMODES (sizeof(modes) / sizeof(modes[0]))
 
 struct subject {
 	int map_fd, unmap_fd;
@@ -122,11 +114,40 @@ static int load_ours(struct subject *s, struct probe_plan *plan, enum capture_mo
 	return s->map_fd >= 0 && s->unmap_fd >= 0 ? 0 : -1;
 }
 
+/* The floor under every handler's figure, measured the same way: an empty raw_tp program
+ * (the kernel's timing of a run and the dispatch) in map_fd, one that only reads the clock in
+ * unmap_fd. Built from instructions: nothing to compile. */
+static int load_floor(struct subject *s)
+{
+	static const struct bpf_insn empty[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	static const struct bpf_insn clock_read[] = {
+		{ .code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_ktime_get_ns },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+
+	s->map_fd = bpf_prog_load(BPF_PROG_TYPE_RAW_TRACEPOINT, "floor_empty", "GPL", empty,
+				  sizeof(empty) / sizeof(empty[0]), NULL);
+	s->unmap_fd = bpf_prog_load(BPF_PROG_TYPE_RAW_TRACEPOINT, "floor_clock", "GPL", clock_read,
+				    sizeof(clock_read) / sizeof(clock_read[0]), NULL);
+	if (s->map_fd < 0 || s->unmap_fd < 0) {
+		fprintf(stderr, "bench_handler: loading the floor programs failed: %s\n",
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t runs = bench_env_ull("BENCH_HANDLER_RUNS", 100000);
 	const char *bt_out = argv[1];
-	struct subject ours[NMODES] = {}, bt = { .map_ns = NAN, .unmap_ns = NAN };
+	struct subject ours[BENCH_NMODES] = {}, bt = { .map_ns = NAN, .unmap_ns = NAN };
+	struct subject floor_progs = { .map_fd = -1, .unmap_fd = -1, .map_ns = NAN,
+				       .unmap_ns = NAN };
 	struct bpftrace_peer peer = {};
 	struct probe_plan plan;
 	char err[256], figure[96];
@@ -146,8 +167,8 @@ int main(int argc, char **argv)
 			strerror(errno));
 		return 1;
 	}
-	for (size_t m = 0; m < NMODES; m++)
-		if (load_ours(&ours[m], &plan, modes[m].mode))
+	for (size_t m = 0; m < BENCH_NMODES; m++)
+		if (load_ours(&ours[m], &plan, bench_modes[m]))
 			goto cleanup;
 	/* BENCH_NO_PEER=1 (bench/run --profile): ours alone, so that the profile is ours */
 	have_peer = !bench_env_ull("BENCH_NO_PEER", 0) &&
@@ -156,26 +177,32 @@ int main(int argc, char **argv)
 		bench_note("item 1: no bpftrace peer: %s", err);
 	bt.map_fd = have_peer ? peer.map_fd : -1;
 	bt.unmap_fd = have_peer ? peer.unmap_fd : -1;
+	if (load_floor(&floor_progs))
+		goto cleanup;
 	for (int round = 0; round < ROUNDS; round++) {
-		for (size_t m = 0; m < NMODES; m++)
+		measure(&floor_progs, 0, runs);
+		for (size_t m = 0; m < BENCH_NMODES; m++)
 			measure(&ours[m], 0, runs);
 		if (have_peer)
 			measure(&bt, 1, runs);
 	}
-	for (size_t m = 0; m < NMODES; m++) {
-		/* a mode the BPF side does not implement yet still sends every 4 KiB record */
-		if (m && ours[m].delivered >= 2 * runs * ROUNDS) {
-			bench_note("item 1: %s mode: every record still reaches the ring buffer (the BPF "
-				   "side does not implement this mode yet): not reported", modes[m].name);
-			continue;
-		}
-		snprintf(figure, sizeof(figure), "map handler, %s mode", modes[m].name);
+	for (size_t m = 0; m < BENCH_NMODES; m++) {
+		const char *mode = capture_mode_name(bench_modes[m]);
+
+		snprintf(figure, sizeof(figure), "map handler, %s mode", mode);
 		bench_row(1, figure, ours[m].map_ns, "ns/event", "bpftrace", bt.map_ns, "lower",
 			  "<=100");
-		snprintf(figure, sizeof(figure), "unmap handler, %s mode", modes[m].name);
+		snprintf(figure, sizeof(figure), "unmap handler, %s mode", mode);
 		bench_row(1, figure, ours[m].unmap_ns, "ns/event", "bpftrace", bt.unmap_ns, "lower",
 			  "<=100");
 	}
+	bench_row(1, "floor: an empty raw_tp program", floor_progs.map_ns, "ns/event", NULL, NAN,
+		  "lower", NULL);
+	bench_row(1, "floor: one bpf_ktime_get_ns()", floor_progs.unmap_ns, "ns/event", NULL, NAN,
+		  "lower", NULL);
+	bench_note("item 1: the floor rows are what the kernel's own timing reports here for a "
+		   "program that does nothing and for one that only reads the clock every record "
+		   "is stamped with: the part of each handler's figure no handler can avoid");
 	if (have_peer) {
 		bpftrace_peer_stop(&peer);
 		bench_note("item 1: bpftrace 0.17's own code for the one-liner (tags %s the running "
@@ -188,8 +215,12 @@ int main(int argc, char **argv)
 		   (unsigned long long)runs);
 	ret = 0;
 cleanup:
-	for (size_t m = 0; m < NMODES; m++)
+	for (size_t m = 0; m < BENCH_NMODES; m++)
 		bpf_capture_close(ours[m].cap);
+	if (floor_progs.map_fd >= 0)
+		close(floor_progs.map_fd);
+	if (floor_progs.unmap_fd >= 0)
+		close(floor_progs.unmap_fd);
 	close(stats_fd);
 	return ret;
 }

@@ -18,3 +18,7 @@ int bench_raw_plan(const char *prog, struct probe_plan *plan)
 	}
 	return 0;
 }
+
+const enum capture_mode bench_modes[BENCH_NMODES] = {
+	CAPTURE_PER_EVENT, CAPTURE_AGGREGATE, CAPTURE_THRESHOLD,
+};

@@ -15,8 +15,9 @@ static void usage(FILE *f)
 	fprintf(f,
 "usage: iommutrace record -o FILE.db [-d TIME] [--force | --append] [--ring-size SIZE] [--tracefs]\n"
 "                         [--mode MODE] [--threshold SIZE] [--flush-interval TIME]\n"
+"                         [--tracepoints-only]\n"
 "                         [--root DIR] [-- COMMAND ARGS...]\n"
-"       iommutrace record --list-probes\n"
+"       iommutrace record --list-probes [--tracefs | --tracepoints-only]\n"
 "\n"
 "Records every IOMMU mapping (iova, physical address, size, domain), the page sizes the IOMMU\n"
 "driver writes, attach and group events, faults and IOTLB invalidations into a new SQLite\n"
@@ -44,6 +45,10 @@ static void usage(FILE *f)
 "                        threshold modes)\n"
 "      --tracefs         capture the tracepoints through tracefs instead of eBPF\n"
 "                        (no domains, no driver page sizes)\n"
+"      --tracepoints-only\n"
+"                        eBPF on the iommu:* tracepoints alone, like trace-cmd -e iommu: no\n"
+"                        invalidations, no domain or driver probes (no domains; page sizes\n"
+"                        derived by the leaf rule), the lightest capture\n"
 "      --list-probes     show which probes attach on this kernel, how, and why not\n"
 "      --root DIR        read the machine inventory (sysfs, /proc/cmdline) under DIR\n"
 "  -v, --verbose         debug messages; twice (-v -v) adds libbpf's and the verifier's\n"
@@ -68,6 +73,7 @@ int cmd_record(int argc, char **argv)
 		{ "mode", required_argument, NULL, 'm' },
 		{ "threshold", required_argument, NULL, 'T' },
 		{ "flush-interval", required_argument, NULL, 'F' },
+		{ "tracepoints-only", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{},
@@ -104,6 +110,9 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 't':
 			o.use_tracefs = true;
+			break;
+		case 'P':
+			o.tracepoints_only = true;
 			break;
 		case 'l':
 			list = 1;

@@ -7,12 +7,16 @@
 #include "common/log.h"
 #include "event_writer.h"
 #include "live_maps.h"
+#include "pending_records.h"
 
 #define DEFAULT_BATCH 65536
-/* Driver records wait on their thread's iommu:map/unmap; a record that waits behind this many
- * others, or longer than MAX_PENDING_NS, belonged to a call that failed or whose event was lost,
- * and is stored unjoined. */
+/* Driver records wait on their thread's iommu:map/unmap (pending_records.h); a record that waits
+ * behind this many others, or behind MAX_PENDING_THREAD of its thread's, or longer than
+ * MAX_PENDING_NS, belonged to a call that failed or whose event was lost, and is stored unjoined.
+ * A thread's calls in progress (an interrupt's call nests in the thread's, a few levels deep)
+ * hold a few records each: one per run of pages of one size (__iommu_map, __iommu_unmap). */
 #define MAX_PENDING 4096
+#define MAX_PENDING_THREAD 64
 #define MAX_PENDING_NS 1000000000ull
 #define MAX_RUNS 64
 /* Live mappings remembered for unmaps with no driver record (about 48 bytes each) */
@@ -98,9 +102,8 @@ struct event_writer {
 	uint64_t count;
 	int64_t next_map_id;
 	int64_t next_unmap_id;
-	/* driver records waiting for their iommu:map/unmap, oldest first */
-	struct it_event *pending;
-	size_t npending;
+	/* driver records waiting for their iommu:map/unmap */
+	struct pending_records *pending;
 	struct live_maps *live;
 	/* domain -> page sizes, open addressing, power-of-two capacity */
 	struct domain_entry *domains;
@@ -317,7 +320,7 @@ struct event_writer *event_writer_new(sqlite3 *db, int64_t session_id,
 	}
 	w->next_map_id = next_id(db, "SELECT IFNULL(MAX(map_id), 0) FROM maps");
 	w->next_unmap_id = next_id(db, "SELECT IFNULL(MAX(unmap_id), 0) FROM unmaps");
-	w->pending = calloc(MAX_PENDING, sizeof(*w->pending));
+	w->pending = pending_records_new(MAX_PENDING);
 	w->domain_cap = 64;
 	w->domains = calloc(w->domain_cap, sizeof(*w->domains));
 	w->live = live_maps_new(MAX_LIVE_MAPS);
@@ -340,7 +343,7 @@ void event_writer_free(struct event_writer *w)
 		sqlite3_finalize(w->st[i]);
 	for (int i = 0; i < B_COUNT; i++)
 		block_free(w->blocks[i]);
-	free(w->pending);
+	pending_records_free(w->pending);
 	free(w->domains);
 	live_maps_free(w->live);
 	free(w);
@@ -555,12 +558,6 @@ static int store_pending(struct event_writer *w, const struct it_event *p, int64
 	}
 }
 
-static void drop_pending(struct event_writer *w, size_t i)
-{
-	memmove(&w->pending[i], &w->pending[i + 1], (w->npending - i - 1) * sizeof(*w->pending));
-	w->npending--;
-}
-
 /* Whether pending driver record p belongs to the map (paddr known) or unmap (paddr_delta unused)
  * of thread h over [iova, iova+size) in domain (0: unknown): same thread, same operation, an IOVA
  * inside, the same domain where both are known, and for maps the same iova-to-paddr offset. */
@@ -585,8 +582,10 @@ static int belongs_to(const struct it_event *p, const struct it_event_header *h,
  * when no observed driver record of the map is pending. */
 static uint64_t exact_map_domain(const struct event_writer *w, const struct it_event *e)
 {
-	for (size_t i = 0; i < w->npending; i++) {
-		const struct it_event *p = &w->pending[i];
+	uint32_t slot = PENDING_NONE;
+
+	while ((slot = pending_records_next_of_thread(w->pending, &e->h, slot)) != PENDING_NONE) {
+		const struct it_event *p = pending_records_at(w->pending, slot);
 
 		if (p->h.kind == IT_EV_DRIVER_MAP && p->driver.domain &&
 		    belongs_to(p, &e->h, 0, e->map.iova, e->map.size, e->map.paddr - e->map.iova, 0))
@@ -595,42 +594,59 @@ static uint64_t exact_map_domain(const struct event_writer *w, const struct it_e
 	return 0;
 }
 
+/* Stores the pending record in slot unjoined; 0, or -1. */
+static int store_unjoined(struct event_writer *w, uint32_t slot)
+{
+	if (store_pending(w, pending_records_at(w->pending, slot), 0, 0))
+		return -1;
+	pending_records_remove(w->pending, slot);
+	return 0;
+}
+
 /* Stores the pending driver records that belong to the map or unmap (see belongs_to) with
- * owner_id, and those that waited too long, before h's time, unjoined. Others stay: an interrupt
- * runs on the thread it interrupts, so a thread's records of one call can be interleaved with
- * another call's. Returns how many were joined, or -1. */
+ * owner_id, then, oldest first, those of any thread that waited too long before h's time,
+ * unjoined. Others stay: an interrupt runs on the thread it interrupts, so a thread's records of
+ * one call can be interleaved with another call's. Returns how many were joined, or -1. */
 static long join_pending(struct event_writer *w, const struct it_event_header *h, int unmap,
 			 uint64_t iova, uint64_t size, uint64_t paddr_delta, int64_t owner_id,
 			 uint64_t domain)
 {
+	uint32_t slot = pending_records_next_of_thread(w->pending, h, PENDING_NONE), next;
 	long joined = 0;
-	size_t i = 0;
 
-	while (i < w->npending) {
-		struct it_event *p = &w->pending[i];
-		int stale = p->h.ts_ns + MAX_PENDING_NS < h->ts_ns;
-		int inside = belongs_to(p, h, unmap, iova, size, paddr_delta, domain);
+	for (; slot != PENDING_NONE; slot = next) {
+		const struct it_event *p = pending_records_at(w->pending, slot);
 
-		if (!inside && !stale) {
-			i++;
+		next = pending_records_next_of_thread(w->pending, h, slot);
+		if (!belongs_to(p, h, unmap, iova, size, paddr_delta, domain))
 			continue;
-		}
-		if (store_pending(w, p, inside ? owner_id : 0, inside ? domain : 0))
+		if (store_pending(w, p, owner_id, domain))
 			return -1;
-		joined += inside;
-		drop_pending(w, i);
+		joined++;
+		pending_records_remove(w->pending, slot);
 	}
+	while ((slot = pending_records_oldest(w->pending)) != PENDING_NONE &&
+	       pending_records_at(w->pending, slot)->h.ts_ns + MAX_PENDING_NS < h->ts_ns)
+		if (store_unjoined(w, slot))
+			return -1;
 	return joined;
 }
 
 static int hold_driver_record(struct event_writer *w, const struct it_event *e)
 {
-	if (w->npending == MAX_PENDING) {
-		if (store_pending(w, &w->pending[0], 0, 0))
-			return -1;
-		drop_pending(w, 0);
+	uint32_t slot = PENDING_NONE, oldest = PENDING_NONE, n = 0;
+
+	while ((slot = pending_records_next_of_thread(w->pending, &e->h, slot)) != PENDING_NONE) {
+		if (oldest == PENDING_NONE)
+			oldest = slot;
+		n++;
 	}
-	w->pending[w->npending++] = *e;
+	if (n >= MAX_PENDING_THREAD && store_unjoined(w, oldest))
+		return -1;
+	if (pending_records_full(w->pending) &&
+	    store_unjoined(w, pending_records_oldest(w->pending)))
+		return -1;
+	pending_records_push(w->pending, e);
 	return 0;
 }
 
@@ -877,12 +893,11 @@ int event_writer_finish(struct event_writer *w)
 	if (w->failed || begin_batch(w))
 		return -1;
 	/* records whose iommu:map/unmap never came: the call failed or its event was lost */
-	while (w->npending) {
-		if (store_pending(w, &w->pending[0], 0, 0)) {
+	while (pending_records_count(w->pending)) {
+		if (store_unjoined(w, pending_records_oldest(w->pending))) {
 			w->failed = 1;
 			return -1;
 		}
-		drop_pending(w, 0);
 	}
 	return event_writer_commit(w);
 }

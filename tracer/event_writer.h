@@ -12,7 +12,8 @@
  * every row is in the database, even as this connection sees it, once the batch is committed.
  *
  * Memory is bounded however long the trace, by about 60 MiB: driver records waiting for their
- * event, at most 4096 of 128 bytes (512 KiB, allocated at start); live mappings, at most 2^20 of
+ * event, at most 4096 of 128 bytes in 8192 slots (1.1 MiB with their links, allocated at start;
+ * tracer/pending_records.h); live mappings, at most 2^20 of
  * 48 bytes plus an 8-byte bucket each (56 MiB; beyond that, mappings are not tracked and unmaps
  * of them get no derived pages); domains' page sizes, at most 2^16 (2 MiB; beyond that, the
  * fallback set); the row blocks (32 KiB); and SQLite's page cache of the connection (itdb_open:

@@ -209,6 +209,11 @@ static void plan_tracepoints(struct probe_plan *plan, const struct btf *btf,
 		char typedef_name[96], why[160];
 		int id;
 
+		if (opts->iommu_tracepoints_only && strncmp(t->target, "iommu:", 6)) {
+			snprintf(p.reason, sizeof(p.reason), "left out: --tracepoints-only (iommu:* alone)");
+			add_probe(plan, &p);
+			continue;
+		}
 		snprintf(typedef_name, sizeof(typedef_name), "btf_trace_%s", t->name);
 		id = btf ? btf__find_by_name_kind(btf, typedef_name, BTF_KIND_TYPEDEF) : -1;
 		if (!pick_handler(&p, t, id >= 0 ? tracepoint_nargs(btf, id) : -1)) {
@@ -305,7 +310,7 @@ int probe_plan_build(struct probe_plan *plan, const struct probe_plan_opts *opts
 		snprintf(err, errlen, "the kernel has no BTF (/sys/kernel/btf/vmlinux: %s)",
 			 strerror(errno));
 	plan_tracepoints(plan, btf, opts);
-	if (btf && !opts->no_functions)
+	if (btf && !opts->no_functions && !opts->iommu_tracepoints_only)
 		plan_functions(plan, btf);
 	btf__free(btf);
 	return plan->have_btf ? 0 : -1;

@@ -49,6 +49,9 @@ struct probe_plan_opts {
 	 * attach): tests drive the handlers with BPF_PROG_TEST_RUN */
 	bool raw_tp_only;
 	bool no_functions;		/* tracepoints only */
+	/* the iommu:* tracepoints alone, as trace-cmd -e iommu: no vendor tracepoints (they are
+	 * listed, not attached), no functions */
+	bool iommu_tracepoints_only;
 };
 
 struct probe_plan {

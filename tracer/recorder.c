@@ -82,7 +82,8 @@ static int open_capture(struct capture *c, const struct recorder_opts *o)
 		log_warn("%s: falling back to tracefs (no domains, no driver page sizes)", why);
 		return open_tracefs(c, why, IT_EXIT_PRIVILEGE);
 	}
-	if (probe_plan_build(&c->plan, NULL, why, sizeof(why))) {
+	if (probe_plan_build(&c->plan, &(struct probe_plan_opts){
+			     .iommu_tracepoints_only = o->tracepoints_only }, why, sizeof(why))) {
 		log_warn("%s: falling back to tracefs (no domains, no driver page sizes)", why);
 		return open_tracefs(c, why, IT_EXIT_BPF);
 	}

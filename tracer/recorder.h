@@ -22,6 +22,10 @@ struct recorder_opts {
 	uint64_t threshold_bytes;	/* CAPTURE_THRESHOLD: 0 means 2 MiB */
 	uint64_t flush_interval_ns;	/* how often aggregates are stored; 0: 1 s */
 	bool use_tracefs;		/* skip BPF, capture the tracepoints through tracefs */
+	/* eBPF on the iommu:* tracepoints alone: no vendor tracepoints (invalidations), no
+	 * domain-call or driver probes (no domains, no driver page sizes), the lightest capture,
+	 * like trace-cmd -e iommu */
+	bool tracepoints_only;
 	const char *sysfs_root;		/* where the inventory is read ("/" normally) */
 	int *command_status;		/* if not NULL: the command's exit code, -1 if unknown */
 	/* if not NULL: called once the command has ended and its events are written, to store

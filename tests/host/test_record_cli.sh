@@ -119,6 +119,22 @@ check "--list-probes exit" 0 $?
 check "--list-probes shows iommu:map attached" 1 \
 	"$(grep -c -E '^tracepoint +iommu:map +(tp_btf|raw_tp) +yes' "$dir/probes")"
 
+# --tracepoints-only: the iommu:* tracepoints through eBPF, no vendor tracepoint, no domain or
+# driver probe
+"$bin" record --tracepoints-only --list-probes >"$dir/tp-probes" 2>&1
+check "--tracepoints-only --list-probes exit" 0 $?
+check "--tracepoints-only plans the tracepoints alone" "9|0" \
+	"$(grep -c '^tracepoint ' "$dir/tp-probes")|$(grep -c -E '^(domain|driver|device)' "$dir/tp-probes")"
+check "--tracepoints-only leaves the vendor tracepoints out" 3 \
+	"$(grep -c -E '^tracepoint +intel_iommu:.* no +left out: --tracepoints-only' "$dir/tp-probes")"
+check "--list-probes without it plans the domain probes" 1 \
+	"$(grep -c -m1 '^domain' "$dir/probes")"
+"$bin" record --tracepoints-only -d 0.5 -o "$dir/tp.db" >/dev/null 2>"$dir/err"
+check "--tracepoints-only record exit" 0 $?
+check "--tracepoints-only session: eBPF, complete" "bpf|1" \
+	"$(q "$dir/tp.db" "SELECT capture, complete FROM sessions")"
+check "no BPF program left after --tracepoints-only" 0 "$(bpf_left)"
+
 # tracefs capture
 "$bin" record --tracefs -d 0.5 -o "$dir/t.db" >/dev/null 2>"$dir/err"
 check "tracefs record exit" 0 $?

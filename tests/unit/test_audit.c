@@ -162,6 +162,39 @@ static void bar_windows(void **state)
 	fixture_db_close(&f);
 }
 
+/* A window mapped again at other IOVAs: one row while the IOVA's offset within the largest
+ * power of two not above the size is the same (the pages cannot differ), another where not. */
+static void bar_window_remapped(void **state)
+{
+	struct fixture_db f;
+
+	fixture_db_open(&f, "audit");
+	assert_int_equal(itdb_exec(f.db,
+		"INSERT INTO maps(map_id, session_id, ts_ns, domain_ptr, domain_source, iova, paddr,"
+		" size_bytes) VALUES"
+		" (15, 1, 2200, 0xffff888100001000, 'driver', 0xd0000000, 0x4810000000, 0x10000000),"
+		" (16, 1, 2300, 0xffff888100001000, 'driver', 0x10000000, 0x4810000000, 0x10000000),"
+		" (17, 1, 2400, 0xffff888100001000, 'driver', 0x20200000, 0x4810000000, 0x10000000);"
+		"INSERT INTO driver_maps(session_id, op, map_id, function, domain_ptr, iova, paddr,"
+		" pgsize_bytes, pgcount, source) VALUES"
+		" (1, 'map', 15, 'intel_iommu_map_pages', 0xffff888100001000, 0xd0000000,"
+		"  0x4810000000, 0x200000, 128, 'observed'),"
+		" (1, 'map', 16, 'intel_iommu_map_pages', 0xffff888100001000, 0x10000000,"
+		"  0x4810000000, 0x200000, 128, 'observed'),"
+		" (1, 'map', 17, 'intel_iommu_map_pages', 0xffff888100001000, 0x20200000,"
+		"  0x4810000000, 0x200000, 128, 'observed');", "test"), 0);
+	assert_int_equal(lifetimes_ensure(f.db, 1), 0);
+	assert_string_equal(sql_rows(f.db, "SELECT first_map_id, maps, printf('0x%x', iova),"
+				     " iova_align_bytes, entries FROM audit_bar_view"
+				     " WHERE gpu_bar1 ORDER BY first_map_id"),
+			    "14|3|0xc0000000|2097152|128;"
+			    "17|1|0x20200000|2097152|128;");
+	assert_string_equal(sql_rows(f.db, "SELECT windows, maps, entries FROM"
+				     " audit_bar_summary_view WHERE gpu_bar1"),
+			    "2|4|256;");
+	fixture_db_close(&f);
+}
+
 /* What a command prints for one session: returns a malloc'd string. */
 static char *rendered(sqlite3 *db, enum render_format format, int64_t session, bool bar,
 		      const struct audit_bar_opts *o)
@@ -259,6 +292,41 @@ static void bar_text_and_json(void **state)
 	fixture_db_close(&f);
 }
 
+/* Text lists the first 20 windows and every one that aligning would shrink, then says how many
+ * it left out; JSON lists them all. 24 more 2 MiB windows of the GPU's BAR1 (one entry each). */
+static void bar_text_leaves_out_windows(void **state)
+{
+	struct audit_bar_opts o = { .iotlb_entries = AUDIT_IOTLB_ENTRIES };
+	struct fixture_db f;
+	char *out, sql[256];
+
+	fixture_db_open(&f, "audit");
+	for (int i = 0; i < 24; i++) {
+		snprintf(sql, sizeof(sql), "INSERT INTO maps(map_id, session_id, ts_ns, domain_ptr,"
+			 " iova, paddr, size_bytes) VALUES (%d, 1, %d, 0xffff888100001000,"
+			 " 0x%x, 0x%llx, 0x200000)", 100 + i, 3000 + i, 0x20000000 + i * 0x200000,
+			 0x4800000000ull + i * 0x200000ull);
+		assert_int_equal(itdb_exec(f.db, sql, "test"), 0);
+	}
+	assert_int_equal(lifetimes_ensure(f.db, 1), 0);
+	out = rendered(f.db, RENDER_TEXT, 1, true, &o);
+	/* 29 windows of session 1, the 24 new ones first (BAR1 at offset 0 up): #1-#20, and #27
+	 * and #29 (the BAR2 windows aligning shrinks) */
+	assert_non_null(strstr(out, "\n  20  0000:01:00.0  GPU BAR1"));
+	assert_null(strstr(out, "\n  21  "));
+	assert_non_null(strstr(out, "\n  27  0000:00:05.0  BAR2"));
+	assert_non_null(strstr(out, "\n  #27 covered by 512 entries"));
+	assert_non_null(strstr(out, "\n  29  0000:00:05.0  BAR2"));
+	assert_null(strstr(out, "\n  28  "));
+	assert_non_null(strstr(out, "\n  7 more windows that aligning would not shrink, or whose"
+			       " pages were not recorded: --json or --csv lists every window\n"));
+	free(out);
+	out = rendered(f.db, RENDER_JSON, 1, true, &o);
+	assert_non_null(strstr(out, "\"bar_offset_bytes\": 46137344"));	/* the 24th: 44 MiB */
+	free(out);
+	fixture_db_close(&f);
+}
+
 /* Rows no kernel writes, or that a broken capture could: zero and odd sizes, unaligned and top
  * addresses, a domain without page sizes, BARs of size 0, of 4 EiB and at the top of the address
  * space, driver rows of no known map. */
@@ -319,8 +387,10 @@ int main(void)
 		cmocka_unit_test(align_other_sessions),
 		cmocka_unit_test(align_summary),
 		cmocka_unit_test(bar_windows),
+		cmocka_unit_test(bar_window_remapped),
 		cmocka_unit_test(align_text),
 		cmocka_unit_test(bar_text_and_json),
+		cmocka_unit_test(bar_text_leaves_out_windows),
 		cmocka_unit_test(odd_rows),
 	};
 

@@ -102,8 +102,6 @@ static void map_joins_observed_driver_pages(void **state)
 			    "0xffff888100000000|0x40000000|0x480f600000;");
 }
 
-/* An interrupt's unmap on the same thread between a map's driver record and its event leaves the
- * map's record waiting; a record that waited more than a second is stored unjoined. */
 /* An interrupt runs on the thread it interrupts: its unmap, or its map of the same IOVA in another
  * domain, between a map's driver record and its event leaves the map's record waiting for its own
  * event; a record that waited more than a second is stored unjoined. */
@@ -149,6 +147,61 @@ static void interleaved_calls_join_their_own_records(void **state)
 			    "map|3|NULL|8|NULL|1|derived;");
 	assert_string_equal(sql_rows(f->db, "SELECT map_id, domain, domain_source FROM maps_view"),
 			    "1|0xb0|driver;2|0xa0|driver;3|NULL|NULL;");
+	assert_int_equal(event_writer_finish(f->w), 0);
+}
+
+/* A call that outlasts the second a record may wait (a large map with small pages under
+ * emulation): its own records still join it; another thread's record of that age does not. */
+static void slow_call_joins_its_old_records(void **state)
+{
+	struct fixture *f = *state;
+	struct it_event d1 = ev(IT_EV_DRIVER_MAP, 42, 100), other = ev(IT_EV_DRIVER_MAP, 43, 150);
+	struct it_event d2 = ev(IT_EV_DRIVER_MAP, 42, 1500000000), m = ev(IT_EV_MAP, 42, 2000000000);
+
+	d1.driver = (struct it_driver){ .domain = 0xa0, .iova = 0x40000000, .paddr = 0x80000000,
+					.pgsize = 4096, .pgcount = 512 };
+	d2.driver = (struct it_driver){ .domain = 0xa0, .iova = 0x40200000, .paddr = 0x80200000,
+					.pgsize = 4096, .pgcount = 512 };
+	other.driver = (struct it_driver){ .iova = 0x5000, .paddr = 0x6000, .pgsize = 4096,
+					   .pgcount = 1 };
+	m.map = (struct it_map){ .domain = 0xa0, .iova = 0x40000000, .paddr = 0x80000000,
+				 .size = 4 << 20 };
+	add(f, &d1);
+	add(f, &other);
+	add(f, &d2);
+	add(f, &m);
+	assert_int_equal(event_writer_commit(f->w), 0);
+	assert_string_equal(sql_rows(f->db, "SELECT op, map_id, tid, iova, source FROM driver_maps"
+				     " ORDER BY rowid"),
+			    "map|1|42|1073741824|observed;map|1|42|1075838976|observed;"
+			    "map|NULL|43|20480|observed;");
+	assert_int_equal(event_writer_finish(f->w), 0);
+}
+
+/* Records of lost map events pile up on their thread: beyond 64 held, the thread's oldest is
+ * stored unjoined, so that its next event looks through 64 at most; that event still joins. */
+static void thread_holds_64_records_at_most(void **state)
+{
+	struct fixture *f = *state;
+	struct it_event d, m = ev(IT_EV_MAP, 42, 1000);
+
+	for (uint64_t i = 0; i < 70; i++) {
+		d = ev(IT_EV_DRIVER_MAP, 42, 100 + i);
+		d.driver = (struct it_driver){ .iova = 0x100000 + i * 0x1000,
+					       .paddr = 0x800000 + i * 0x1000, .pgsize = 4096,
+					       .pgcount = 1 };
+		add(f, &d);
+	}
+	m.map = (struct it_map){ .iova = 0x100000 + 69 * 0x1000, .paddr = 0x800000 + 69 * 0x1000,
+				 .size = 4096 };
+	add(f, &m);
+	assert_int_equal(event_writer_commit(f->w), 0);
+	assert_string_equal(sql_rows(f->db, "SELECT COUNT(*), MIN(ts_ns), MAX(ts_ns) FROM driver_maps"
+				     " WHERE map_id IS NULL"),
+			    "6|100|105;");
+	assert_string_equal(sql_rows(f->db, "SELECT map_id, ts_ns FROM driver_maps"
+				     " WHERE map_id IS NOT NULL"),
+			    "1|169;");
 	assert_int_equal(event_writer_finish(f->w), 0);
 }
 
@@ -505,6 +558,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(map_joins_observed_driver_pages, setup, teardown),
 		cmocka_unit_test_setup_teardown(interleaved_calls_join_their_own_records, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(slow_call_joins_its_old_records, setup, teardown),
+		cmocka_unit_test_setup_teardown(thread_holds_64_records_at_most, setup, teardown),
 		cmocka_unit_test_setup_teardown(map_without_driver_record_gets_derived_pages,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(unmap_without_driver_record_derives_from_live_maps,

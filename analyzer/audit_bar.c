@@ -72,7 +72,6 @@ static const char text_notes_sql[] =
 	"SELECT n, " WINDOW_CONCLUSION ", CASE WHEN best_entries < IFNULL(entries, 0) THEN fix END"
 	NUMBERED_WINDOWS;
 
-
 #define BAR_ORDER " ORDER BY gpu_bar1 DESC, bar_device, bar_index"
 static const char text_bars_sql[] =
 	"SELECT bar_device AS device,"

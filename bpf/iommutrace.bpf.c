@@ -62,6 +62,22 @@ struct {
 	__type(value, struct it_agg_value);
 } aggregates SEC(".maps");
 
+/* the counting fast path in front of the aggregates hash (iommutrace.h, IT_AGG_SLOTS);
+ * max_entries set by user space (1 in the per-event mode, which never counts) */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, IT_AGG_SLOTS);
+	__type(key, __u32);
+	__type(value, struct it_agg_slot_key);
+} agg_slot_keys SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, IT_AGG_SLOTS);
+	__type(key, __u32);
+	__type(value, struct it_agg_value);
+} agg_slot_counts SEC(".maps");
+
 /* calls that could not be counted because the aggregates hash was full, per CPU and kind */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -92,10 +108,16 @@ struct {
 	__type(value, __u8);
 } domain_devices_seen SEC(".maps");
 
-/* id: bpf_get_current_pid_tgid(), which the caller often needs too (one helper call fewer) */
-static __always_inline struct it_event *reserve_id(__u32 kind, __u32 probe_id, __u64 id)
+/* A record of kind stamped with the time and the current thread, or NULL when the ring buffer is
+ * full (counted in drops). The thread is read from its task_struct: its comm in two 8-byte
+ * loads (TASK_COMM_LEN is 16, the last byte always NUL) rather than by bpf_get_current_comm(),
+ * which cost 70 ns here, more than the ring buffer; its ids as bpf_get_current_pid_tgid() gives
+ * them, into *id when id is not NULL. */
+static __always_inline struct it_event *reserve(__u32 kind, __u32 probe_id, __u64 *id)
 {
 	struct it_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	struct task_struct *task;
+	__u64 *comm;
 
 	if (!e) {
 		__u64 *lost = bpf_map_lookup_elem(&drops, &kind);
@@ -104,20 +126,20 @@ static __always_inline struct it_event *reserve_id(__u32 kind, __u32 probe_id, _
 			*lost += 1;
 		return NULL;
 	}
+	task = bpf_get_current_task_btf();
 	e->h.ts_ns = bpf_ktime_get_ns();
 	e->h.kind = kind;
 	e->h.cpu = bpf_get_smp_processor_id();
-	e->h.pid = id >> 32;
-	e->h.tid = (__u32)id;
+	e->h.pid = task->tgid;
+	e->h.tid = task->pid;
 	e->h.probe_id = probe_id;
 	e->h.flags = 0;
-	bpf_get_current_comm(e->h.comm, sizeof(e->h.comm));
+	comm = (__u64 *)e->h.comm;
+	comm[0] = *(__u64 *)&task->comm[0];
+	comm[1] = *(__u64 *)&task->comm[8];
+	if (id)
+		*id = (__u64)e->h.pid << 32 | e->h.tid;
 	return e;
-}
-
-static __always_inline struct it_event *reserve(__u32 kind, __u32 probe_id)
-{
-	return reserve_id(kind, probe_id, bpf_get_current_pid_tgid());
 }
 
 /* Thread ids are below 2^22 (PID_MAX_LIMIT); the idle tasks of all CPUs share tid 0, so theirs
@@ -194,16 +216,38 @@ static __always_inline void add_counts(struct it_agg_value *v, __u64 bytes, __u6
 	__sync_fetch_and_add(&v->pages, pages);
 }
 
-/* Counts one call in the aggregates hash; when the hash is full, in agg_overflow. */
+/* Counts one call in its class's slot when user space published the class there. */
+static __always_inline bool count_in_slot(const struct it_agg_key *key, __u64 bytes, __u64 pages)
+{
+	__u32 i = it_agg_slot_of(key);
+	struct it_agg_slot_key *slot = bpf_map_lookup_elem(&agg_slot_keys, &i);
+	struct it_agg_value *v;
+
+	if (!slot || !slot->ready || slot->key.domain != key->domain ||
+	    slot->key.pgsize != key->pgsize || slot->key.op != key->op ||
+	    slot->key.size_log2 != key->size_log2 || slot->key.align_log2 != key->align_log2)
+		return 0;
+	v = bpf_map_lookup_elem(&agg_slot_counts, &i);
+	if (!v)
+		return 0;
+	add_counts(v, bytes, pages);
+	return 1;
+}
+
+/* Counts one call: in its slot, else in the aggregates hash; when the hash is full, in
+ * agg_overflow. */
 static __always_inline void aggregate(__u32 op, __u64 domain, __u64 len, __u64 pgsize,
 				      __u32 align, __u64 bytes, __u64 pages)
 {
 	struct it_agg_key key = { .domain = domain, .pgsize = pgsize, .op = op,
 				  .size_log2 = len ? log2_floor(len) : 0, .align_log2 = align };
 	struct it_agg_value first = { .count = 1, .bytes = bytes, .pages = pages };
-	struct it_agg_value *v = bpf_map_lookup_elem(&aggregates, &key);
+	struct it_agg_value *v;
 	__u64 *lost;
 
+	if (count_in_slot(&key, bytes, pages))
+		return;
+	v = bpf_map_lookup_elem(&aggregates, &key);
 	if (!v) {
 		if (!bpf_map_update_elem(&aggregates, &key, &first, BPF_NOEXIST))
 			return;
@@ -229,13 +273,13 @@ static __always_inline bool counted(__u64 size)
 /* Whether a driver record inside the thread's current call of kind call is counted: in the
  * threshold mode, when that call is known and smaller than the threshold (a driver record of a
  * big call stays a row, whatever its own size; with no call size known it stays a row). */
-static __always_inline bool driver_counted(__u32 call, __u64 id)
+static __always_inline bool driver_counted(__u32 call)
 {
 	struct it_call_state *cs;
 
 	if (capture_mode != IT_MODE_THRESHOLD)
 		return capture_mode == IT_MODE_AGGREGATE;
-	cs = current_call(call, id);
+	cs = current_call(call, bpf_get_current_pid_tgid());
 	return cs && cs->size && cs->size < threshold_bytes;
 }
 
@@ -248,7 +292,7 @@ static __always_inline void report_domain(__u64 domain, __u32 probe_id)
 	if (bpf_map_lookup_elem(&domains_seen, &domain))
 		return;
 	bpf_map_update_elem(&domains_seen, &domain, &one, BPF_ANY);
-	e = reserve(IT_EV_DOMAIN, probe_id);
+	e = reserve(IT_EV_DOMAIN, probe_id, NULL);
 	if (!e) {
 		/* lost: let the next call report it again */
 		bpf_map_delete_elem(&domains_seen, &domain);
@@ -279,15 +323,16 @@ static __always_inline int on_domain_call(__u64 domain, __u64 size, __u32 slot)
 
 static __always_inline int on_map(__u64 iova, __u64 paddr, __u64 size)
 {
-	__u64 id = bpf_get_current_pid_tgid();
 	struct it_event *e;
+	__u64 id;
 
 	if (counted(size)) {
+		id = bpf_get_current_pid_tgid();
 		aggregate(IT_EV_MAP, call_domain(IT_CALL_MAP, id), size, 0, align_class(iova | paddr),
 			  size, 0);
 		return 0;
 	}
-	e = reserve_id(IT_EV_MAP, tp_probe[IT_TP_MAP], id);
+	e = reserve(IT_EV_MAP, tp_probe[IT_TP_MAP], &id);
 	if (!e)
 		return 0;
 	e->map.domain = call_domain(IT_CALL_MAP, id);
@@ -301,18 +346,19 @@ static __always_inline int on_map(__u64 iova, __u64 paddr, __u64 size)
 
 static __always_inline int on_unmap(__u64 iova, __u64 size, __u64 unmapped)
 {
-	__u64 id = bpf_get_current_pid_tgid();
 	struct it_event *e;
+	__u64 id;
 
 	/* classed by what it took away when that is more than it asked for: VFIO type1 unmaps a
 	 * page-sized request and the driver removes the whole large page around it (AMD-Vi: 4 KiB
 	 * asked, 1 GiB unmapped), which is the unmap of a big mapping */
 	if (counted(unmapped > size ? unmapped : size)) {
+		id = bpf_get_current_pid_tgid();
 		aggregate(IT_EV_UNMAP, call_domain(IT_CALL_UNMAP, id), size, 0, align_class(iova),
 			  unmapped, 0);
 		return 0;
 	}
-	e = reserve_id(IT_EV_UNMAP, tp_probe[IT_TP_UNMAP], id);
+	e = reserve(IT_EV_UNMAP, tp_probe[IT_TP_UNMAP], &id);
 	if (!e)
 		return 0;
 	e->unmap.domain = call_domain(IT_CALL_UNMAP, id);
@@ -335,11 +381,11 @@ static __always_inline void read_dev_name(char *dst, struct device *dev)
 /* attach and group events: the domain from the attach call when probed, else the group's */
 static __always_inline int on_device(__u32 kind, __u32 tp, struct device *dev, __s32 group_id)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	struct it_event *e = reserve_id(kind, tp_probe[tp], id);
 	struct iommu_domain *domain;
-	__u64 call_dom;
+	struct it_event *e;
+	__u64 call_dom, id;
 
+	e = reserve(kind, tp_probe[tp], &id);
 	if (!e)
 		return 0;
 	__builtin_memset(&e->device, 0, sizeof(e->device));
@@ -363,7 +409,7 @@ static __always_inline int on_device(__u32 kind, __u32 tp, struct device *dev, _
 
 static __always_inline int on_fault(struct device *dev, __u64 iova, int flags)
 {
-	struct it_event *e = reserve(IT_EV_FAULT, tp_probe[IT_TP_FAULT]);
+	struct it_event *e = reserve(IT_EV_FAULT, tp_probe[IT_TP_FAULT], NULL);
 
 	if (!e)
 		return 0;
@@ -384,7 +430,7 @@ static __always_inline int on_qi_submit(__u64 qw0, __u64 qw1, __u64 qw2, __u64 q
 		aggregate(IT_EV_QI_SUBMIT, 0, 0, 0, 0, 0, 0);
 		return 0;
 	}
-	e = reserve(IT_EV_QI_SUBMIT, tp_probe[IT_TP_QI_SUBMIT]);
+	e = reserve(IT_EV_QI_SUBMIT, tp_probe[IT_TP_QI_SUBMIT], NULL);
 	if (!e)
 		return 0;
 	e->qi.qw[0] = qw0;
@@ -406,7 +452,7 @@ static __always_inline int on_cache_tag_flush(__u32 tp, struct cache_tag *tag, _
 			  end - start + 1, pages ? pages : 1ull << (mask & 63));
 		return 0;
 	}
-	e = reserve(IT_EV_CACHE_TAG_FLUSH, tp_probe[tp]);
+	e = reserve(IT_EV_CACHE_TAG_FLUSH, tp_probe[tp], NULL);
 	if (!e)
 		return 0;
 	e->flush.start = start;
@@ -447,7 +493,7 @@ static __always_inline int on_device_call(struct device *dev, __u32 slot)
 		return 0;
 	bpf_map_update_elem(&domain_devices_seen, &pair, &one, BPF_ANY);
 	report_domain(dom, device_slot_probe[slot]);
-	e = reserve(IT_EV_DOMAIN_DEVICE, device_slot_probe[slot]);
+	e = reserve(IT_EV_DOMAIN_DEVICE, device_slot_probe[slot], NULL);
 	if (!e) {
 		bpf_map_delete_elem(&domain_devices_seen, &pair);
 		return 0;
@@ -466,14 +512,13 @@ static __always_inline int on_device_call(struct device *dev, __u32 slot)
 static __always_inline int on_driver(__u32 kind, __u32 probe_id, __u32 call, __u64 domain,
 				     __u64 iova, __u64 paddr, __u64 pgsize, __u64 pgcount, __u64 len)
 {
-	__u64 id = bpf_get_current_pid_tgid();
 	struct it_event *e;
 
-	if (driver_counted(call, id)) {
+	if (driver_counted(call)) {
 		aggregate(kind, domain, len, pgsize, align_class(iova | paddr), len, pgcount);
 		return 0;
 	}
-	e = reserve_id(kind, probe_id, id);
+	e = reserve(kind, probe_id, NULL);
 	if (!e)
 		return 0;
 	e->driver.domain = domain;

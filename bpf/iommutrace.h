@@ -155,4 +155,29 @@ struct it_agg_value {
 	__u64 pages;		/* page-table entries (driver records), pages flushed; else 0 */
 };
 
+/* The counting fast path: IT_AGG_SLOTS slots, direct-mapped by it_agg_slot_of(key), each naming
+ * one class (agg_slot_keys, written by user space alone) and counting it per CPU
+ * (agg_slot_counts, written by the programs alone). A lookup in an array costs the programs a
+ * few ns where one in the per-CPU hash costs about 40. A class is counted in the hash until user
+ * space, at a flush, publishes it in its free slot: the key with ready 0, then again with ready
+ * 1 (the second write changes no byte of the key, and x86 keeps stores in order, so a program
+ * never sees a ready slot with a key half written). A slot, once published, names its class for
+ * the rest of the capture; a class whose slot another holds stays in the hash. */
+#define IT_AGG_SLOTS 256
+
+struct it_agg_slot_key {
+	struct it_agg_key key;
+	__u64 ready;		/* 1: key is whole and counted in agg_slot_counts */
+};
+
+/* The slot of a class: a multiplicative hash of the key's words, its top 8 bits. */
+static inline __u32 it_agg_slot_of(const struct it_agg_key *k)
+{
+	const __u64 golden = 0x9e3779b97f4a7c15ull;
+	__u64 h = k->domain ^ k->pgsize * golden ^
+		  ((__u64)k->op << 48 | (__u64)k->size_log2 << 40 | (__u64)k->align_log2 << 32);
+
+	return (__u32)((h * golden) >> 56) & (IT_AGG_SLOTS - 1);
+}
+
 #endif

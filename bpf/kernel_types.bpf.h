@@ -47,6 +47,14 @@ struct device {
 	struct iommu_group *iommu_group;
 };
 
+/* the thread a record is stamped with: read directly (bpf_get_current_task_btf), which costs a
+ * few loads where bpf_get_current_comm() copies the name byte by byte */
+struct task_struct {
+	int pid;
+	int tgid;
+	char comm[16];
+};
+
 /* drivers/iommu/intel/cache.c, 6.10 on */
 struct cache_tag {
 	struct device *dev;

@@ -5,6 +5,12 @@
 
 #include <stdio.h>
 #include <sqlite3.h>
+#include "common/schema.h"
+
+#define SQL_ROWS_TEXT_(x) #x
+#define SQL_ROWS_TEXT(x) SQL_ROWS_TEXT_(x)
+/* The schema version as sql_rows prints the meta table's row ("8;") */
+#define SCHEMA_VERSION_ROW SQL_ROWS_TEXT(IT_SCHEMA_VERSION) ";"
 
 /* The returned buffer is static: valid until the next call. */
 static inline const char *sql_rows(sqlite3 *db, const char *sql)

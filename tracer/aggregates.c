@@ -12,10 +12,12 @@
 struct aggregates {
 	sqlite3 *db;
 	int64_t sid;
-	int map_fd;
+	struct agg_maps maps;
 	sqlite3_stmt *insert;
 	struct agg_snapshot prev;
 	uint64_t flush_ns;		/* of the flush being stored */
+	bool taken[IT_AGG_SLOTS];	/* slots published */
+	bool publish_failed;		/* logged once; the hash counts the rest */
 };
 
 static int compare_classes(const void *a, const void *b)
@@ -26,8 +28,23 @@ static int compare_classes(const void *a, const void *b)
 
 void agg_snapshot_sort(struct agg_snapshot *snap)
 {
-	if (snap->count)
-		qsort(snap->classes, snap->count, sizeof(*snap->classes), compare_classes);
+	size_t out = 0;
+
+	if (!snap->count)
+		return;
+	qsort(snap->classes, snap->count, sizeof(*snap->classes), compare_classes);
+	for (size_t i = 1; i < snap->count; i++) {
+		struct agg_class *last = &snap->classes[out], *c = &snap->classes[i];
+
+		if (memcmp(&last->key, &c->key, sizeof(c->key))) {
+			snap->classes[++out] = *c;
+			continue;
+		}
+		last->value.count += c->value.count;
+		last->value.bytes += c->value.bytes;
+		last->value.pages += c->value.pages;
+	}
+	snap->count = out + 1;
 }
 
 /* Appends key with its per-CPU values summed. 0 or -ENOMEM. */
@@ -56,9 +73,30 @@ static int add_class(struct agg_snapshot *snap, size_t *cap, const struct it_agg
 	return 0;
 }
 
-int agg_snapshot_read(int map_fd, struct agg_snapshot *snap)
+/* Appends the classes of the published slots, each with its per-CPU counts summed. */
+static int read_slots(const struct agg_maps *maps, struct agg_snapshot *snap, size_t *cap,
+		      struct it_agg_value *percpu, int ncpus)
 {
-	int ncpus = libbpf_num_possible_cpus();
+	for (uint32_t i = 0; i < IT_AGG_SLOTS; i++) {
+		struct it_agg_slot_key slot;
+		int ret;
+
+		if (bpf_map_lookup_elem(maps->slot_keys_fd, &i, &slot))
+			return -errno;
+		if (!slot.ready)
+			continue;
+		if (bpf_map_lookup_elem(maps->slot_counts_fd, &i, percpu))
+			return -errno;
+		ret = add_class(snap, cap, &slot.key, percpu, ncpus);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int agg_snapshot_read(const struct agg_maps *maps, struct agg_snapshot *snap)
+{
+	int ncpus = libbpf_num_possible_cpus(), map_fd = maps->hash_fd;
 	struct it_agg_key key, next;
 	struct it_agg_value *percpu;
 	size_t cap = 0;
@@ -82,9 +120,34 @@ int agg_snapshot_read(int map_fd, struct agg_snapshot *snap)
 		if (ret)
 			break;
 	}
+	/* a class counted in the hash before its slot was published is in both: sort sums it */
+	if (!ret)
+		ret = read_slots(maps, snap, &cap, percpu, ncpus);
 	free(percpu);
 	agg_snapshot_sort(snap);
 	return ret;
+}
+
+int agg_slots_publish(const struct agg_maps *maps, const struct agg_snapshot *snap, bool *taken)
+{
+	int published = 0;
+
+	for (size_t i = 0; i < snap->count; i++) {
+		struct it_agg_slot_key slot = { .key = snap->classes[i].key };
+		uint32_t at = it_agg_slot_of(&slot.key);
+
+		if (taken[at])
+			continue;
+		/* the key whole first, then ready: see bpf/iommutrace.h */
+		if (bpf_map_update_elem(maps->slot_keys_fd, &at, &slot, BPF_ANY))
+			return -errno;
+		slot.ready = 1;
+		if (bpf_map_update_elem(maps->slot_keys_fd, &at, &slot, BPF_ANY))
+			return -errno;
+		taken[at] = true;
+		published++;
+	}
+	return published;
 }
 
 int agg_snapshot_delta(const struct agg_snapshot *prev, const struct agg_snapshot *cur,
@@ -162,7 +225,7 @@ int capture_settings_store(sqlite3 *db, int64_t sid, const struct bpf_capture_op
 	return rc;
 }
 
-struct aggregates *aggregates_new(sqlite3 *db, int64_t sid, int map_fd)
+struct aggregates *aggregates_new(sqlite3 *db, int64_t sid, const struct agg_maps *maps)
 {
 	struct aggregates *a = calloc(1, sizeof(*a));
 
@@ -172,7 +235,7 @@ struct aggregates *aggregates_new(sqlite3 *db, int64_t sid, int map_fd)
 	}
 	a->db = db;
 	a->sid = sid;
-	a->map_fd = map_fd;
+	a->maps = *maps;
 	a->insert = itdb_prepare(db, "INSERT INTO map_aggregates(session_id, flush_ns, domain_ptr,"
 				 " op, size_log2, pgsize_bytes, align_log2, count, bytes, pages)"
 				 " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
@@ -208,7 +271,7 @@ long aggregates_flush(struct aggregates *a, uint64_t flush_ns)
 {
 	struct agg_snapshot cur = { 0 };
 	long before = sqlite3_total_changes(a->db);
-	int ret = agg_snapshot_read(a->map_fd, &cur);
+	int ret = agg_snapshot_read(&a->maps, &cur);
 
 	if (ret) {
 		log_error("reading the aggregated calls from BPF failed: %s", strerror(-ret));
@@ -222,6 +285,14 @@ long aggregates_flush(struct aggregates *a, uint64_t flush_ns)
 	}
 	agg_snapshot_free(&a->prev);
 	a->prev = cur;
+	if (!a->publish_failed) {
+		ret = agg_slots_publish(&a->maps, &a->prev, a->taken);
+		if (ret < 0) {
+			log_warn("could not give counted calls their fast slots (%s): they are "
+				 "counted in the hash, more slowly", strerror(-ret));
+			a->publish_failed = true;
+		}
+	}
 	return sqlite3_total_changes(a->db) - before;
 }
 

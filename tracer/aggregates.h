@@ -1,11 +1,14 @@
 /* Aggregated calls (the aggregate and threshold capture modes): the BPF side counts calls per
- * class (bpf/iommutrace.h, struct it_agg_key) in a per-CPU hash of cumulative counters it never
- * deletes. This reads the whole hash, sums the CPUs, and stores what grew since the previous read
- * as map_aggregates rows (one per class that changed, stamped with the read's time), through its
- * own prepared statement on the recorder's connection. */
+ * class (bpf/iommutrace.h, struct it_agg_key) in cumulative counters it never resets: per CPU in
+ * the slot that user space published for the class, else in a per-CPU hash. This reads the hash
+ * and the slots, sums the CPUs and both places, and stores what grew since the previous read as
+ * map_aggregates rows (one per class that changed, stamped with the read's time), through its
+ * own prepared statement on the recorder's connection; then it publishes the classes it read
+ * into their free slots, so that from then on the programs count them there. */
 #ifndef IOMMUTRACE_AGGREGATES_H
 #define IOMMUTRACE_AGGREGATES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sqlite3.h>
@@ -22,10 +25,17 @@ struct agg_snapshot {
 	size_t count;
 };
 
-/* Reads the aggregates hash map_fd into snap (replacing its contents). 0 or a negative errno. */
-int agg_snapshot_read(int map_fd, struct agg_snapshot *snap);
-/* Sorts snap's classes by key; agg_snapshot_read does it, tests building snapshots by hand too. */
+/* Reads the hash and the published slots of maps into snap (replacing its contents). 0 or a
+ * negative errno. */
+int agg_snapshot_read(const struct agg_maps *maps, struct agg_snapshot *snap);
+/* Sorts snap's classes by key and makes one of those with equal keys, their values summed (a
+ * class counted in the hash before it had a slot, and in the slot since); agg_snapshot_read does
+ * it, tests building snapshots by hand too. */
 void agg_snapshot_sort(struct agg_snapshot *snap);
+/* Publishes each class of snap whose slot (it_agg_slot_of) is free into it, in the slot-keys map
+ * of maps; taken[IT_AGG_SLOTS] says which slots this capture has published (the caller's, all
+ * false at load), and is updated. Returns the number published, or a negative errno. */
+int agg_slots_publish(const struct agg_maps *maps, const struct agg_snapshot *snap, bool *taken);
 /* Calls fn with the growth of each class from prev to cur (both sorted; a class prev lacks grew
  * from zero), for the classes whose count, bytes or pages grew. Returns 0, or fn's nonzero. */
 int agg_snapshot_delta(const struct agg_snapshot *prev, const struct agg_snapshot *cur,
@@ -42,11 +52,11 @@ struct aggregates;
 int capture_settings_store(sqlite3 *db, int64_t sid, const struct bpf_capture_opts *opts,
 			   uint64_t flush_interval_ns);
 
-/* Prepares the flushes of the aggregates hash map_fd into session sid. NULL on failure
- * (logged). */
-struct aggregates *aggregates_new(sqlite3 *db, int64_t sid, int map_fd);
-/* Reads the hash and stores what grew since the last flush, stamped flush_ns (CLOCK_MONOTONIC).
- * Returns the number of rows stored, or -1 (logged). */
+/* Prepares the flushes of the counting maps into session sid. NULL on failure (logged). */
+struct aggregates *aggregates_new(sqlite3 *db, int64_t sid, const struct agg_maps *maps);
+/* Reads the counts, stores what grew since the last flush, stamped flush_ns (CLOCK_MONOTONIC),
+ * and publishes the new classes' slots (a failure there is logged once and leaves them counted in
+ * the hash). Returns the number of rows stored, or -1 (logged). */
 long aggregates_flush(struct aggregates *a, uint64_t flush_ns);
 /* The calls counted up to the last flush, over all classes. */
 uint64_t aggregates_calls(const struct aggregates *a);

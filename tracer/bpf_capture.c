@@ -164,10 +164,14 @@ static int open_and_load(struct bpf_capture *c, const struct bpf_capture_opts *o
 	c->skel->rodata->threshold_bytes = opts->threshold_bytes ? opts->threshold_bytes :
 				     CAPTURE_DEFAULT_THRESHOLD;
 	bpf_map__set_max_entries(c->skel->maps.events, ringbuf_size(opts->ringbuf_bytes));
-	/* preallocated: the per-event mode never counts, and pays one entry */
+	/* preallocated: the per-event mode never counts, and pays one entry of each */
 	bpf_map__set_max_entries(c->skel->maps.aggregates, opts->mode == CAPTURE_PER_EVENT ? 1 :
 				 opts->aggregate_entries ? opts->aggregate_entries :
 				 CAPTURE_DEFAULT_AGGREGATE_ENTRIES);
+	bpf_map__set_max_entries(c->skel->maps.agg_slot_keys,
+				 opts->mode == CAPTURE_PER_EVENT ? 1 : IT_AGG_SLOTS);
+	bpf_map__set_max_entries(c->skel->maps.agg_slot_counts,
+				 opts->mode == CAPTURE_PER_EVENT ? 1 : IT_AGG_SLOTS);
 	return iommutrace_bpf__load(c->skel);
 }
 
@@ -329,9 +333,11 @@ int bpf_capture_aggregate_losses(struct bpf_capture *c,
 	return percpu_counts(c->skel->maps.agg_overflow, fn, ctx);
 }
 
-int bpf_capture_aggregates_fd(struct bpf_capture *c)
+struct agg_maps bpf_capture_agg_maps(struct bpf_capture *c)
 {
-	return bpf_map__fd(c->skel->maps.aggregates);
+	return (struct agg_maps){ .hash_fd = bpf_map__fd(c->skel->maps.aggregates),
+				  .slot_keys_fd = bpf_map__fd(c->skel->maps.agg_slot_keys),
+				  .slot_counts_fd = bpf_map__fd(c->skel->maps.agg_slot_counts) };
 }
 
 int bpf_capture_prog_fd(struct bpf_capture *c, const char *prog_name)

@@ -53,8 +53,14 @@ int bpf_capture_losses(struct bpf_capture *c,
 int bpf_capture_aggregate_losses(struct bpf_capture *c,
 				 int (*fn)(uint32_t cpu, uint32_t kind, uint64_t lost, void *ctx),
 				 void *ctx);
-/* The fd of the aggregates hash (tracer/aggregates.h reads it). */
-int bpf_capture_aggregates_fd(struct bpf_capture *c);
+/* The maps the counting modes count in (tracer/aggregates.h reads them; bpf/iommutrace.h says
+ * how the slots front the hash). */
+struct agg_maps {
+	int hash_fd;			/* aggregates: the per-CPU hash of classes */
+	int slot_keys_fd;		/* agg_slot_keys: the class of each slot, user space's */
+	int slot_counts_fd;		/* agg_slot_counts: per CPU, the programs' */
+};
+struct agg_maps bpf_capture_agg_maps(struct bpf_capture *c);
 /* The fd of a loaded program by name (tests drive raw_tp programs with BPF_PROG_TEST_RUN), or -1. */
 int bpf_capture_prog_fd(struct bpf_capture *c, const char *prog_name);
 /* The fd of a map by name (tests seed domain_by_call), or -1. */

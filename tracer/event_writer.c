@@ -636,11 +636,15 @@ static int hold_driver_record(struct event_writer *w, const struct it_event *e)
 {
 	uint32_t slot = PENDING_NONE, oldest = PENDING_NONE, n = 0;
 
-	while ((slot = pending_records_next_of_thread(w->pending, &e->h, slot)) != PENDING_NONE) {
-		if (oldest == PENDING_NONE)
-			oldest = slot;
-		n++;
-	}
+	/* the thread's records are counted only where they could be too many: its bucket's count
+	 * (O(1)) bounds them */
+	if (pending_records_bucket_count(w->pending, &e->h) >= MAX_PENDING_THREAD)
+		while ((slot = pending_records_next_of_thread(w->pending, &e->h, slot)) !=
+		       PENDING_NONE) {
+			if (oldest == PENDING_NONE)
+				oldest = slot;
+			n++;
+		}
 	if (n >= MAX_PENDING_THREAD && store_unjoined(w, oldest))
 		return -1;
 	if (pending_records_full(w->pending) &&

@@ -3,7 +3,6 @@
  * each thread's records chained in that order from a hash bucket. When a push finds no slot at
  * the end, the records move down to the start of the array, closing the gaps. */
 #include <stdlib.h>
-#include <string.h>
 #include "pending_records.h"
 
 #define BUCKET_BITS 10
@@ -13,7 +12,7 @@ struct pending_records {
 	struct it_event *ev;
 	uint32_t *next, *prev;		/* the thread's chain, by slot */
 	uint8_t *used;
-	uint32_t head[BUCKETS], tail[BUCKETS];
+	uint32_t head[BUCKETS], tail[BUCKETS], in_bucket[BUCKETS];
 	uint32_t cap, limit, first, end;
 	size_t count;
 };
@@ -84,6 +83,7 @@ static void chain_append(struct pending_records *q, uint32_t slot)
 	else
 		q->next[q->tail[b]] = slot;
 	q->tail[b] = slot;
+	q->in_bucket[b]++;
 }
 
 /* Moves the records to slots [0, count), in order, and chains them again. */
@@ -91,8 +91,10 @@ static void close_gaps(struct pending_records *q)
 {
 	uint32_t to = 0;
 
-	for (uint32_t b = 0; b < BUCKETS; b++)
+	for (uint32_t b = 0; b < BUCKETS; b++) {
 		q->head[b] = q->tail[b] = PENDING_NONE;
+		q->in_bucket[b] = 0;
+	}
 	for (uint32_t from = q->first; from < q->end; from++) {
 		if (!q->used[from])
 			continue;
@@ -137,6 +139,12 @@ uint32_t pending_records_next_of_thread(const struct pending_records *q,
 	return slot;
 }
 
+uint32_t pending_records_bucket_count(const struct pending_records *q,
+				      const struct it_event_header *h)
+{
+	return q->in_bucket[bucket_of(thread_key(h))];
+}
+
 const struct it_event *pending_records_at(const struct pending_records *q, uint32_t slot)
 {
 	return &q->ev[slot];
@@ -154,6 +162,7 @@ void pending_records_remove(struct pending_records *q, uint32_t slot)
 		q->tail[b] = q->prev[slot];
 	else
 		q->prev[q->next[slot]] = q->prev[slot];
+	q->in_bucket[b]--;
 	q->used[slot] = 0;
 	q->count--;
 	while (q->first < q->end && !q->used[q->first])

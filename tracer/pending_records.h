@@ -32,6 +32,9 @@ uint32_t pending_records_oldest(const struct pending_records *q);
 /* The oldest record of the thread of h after slot (PENDING_NONE: its oldest), or PENDING_NONE */
 uint32_t pending_records_next_of_thread(const struct pending_records *q,
 					const struct it_event_header *h, uint32_t slot);
+/* The records held in the hash bucket of h's thread: at least the thread's own, in O(1) */
+uint32_t pending_records_bucket_count(const struct pending_records *q,
+				      const struct it_event_header *h);
 const struct it_event *pending_records_at(const struct pending_records *q, uint32_t slot);
 /* Takes the record in slot out */
 void pending_records_remove(struct pending_records *q, uint32_t slot);

@@ -353,7 +353,9 @@ int recorder_run(const struct recorder_opts *o)
 		goto cleanup;
 	st.flush_interval_ns = o->flush_interval_ns ? o->flush_interval_ns : FLUSH_EVERY_NS;
 	if (cap.bpf && o->mode != CAPTURE_PER_EVENT) {
-		st.aggregates = aggregates_new(db, sid, bpf_capture_aggregates_fd(cap.bpf));
+		struct agg_maps maps = bpf_capture_agg_maps(cap.bpf);
+
+		st.aggregates = aggregates_new(db, sid, &maps);
 		if (!st.aggregates)
 			goto cleanup;
 	}

@@ -8,11 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <cmocka.h>
 #include "tests/sql_rows.h"
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 #include "common/db.h"
 #include "common/privilege.h"
 #include "bpf/probe_slots.h"
@@ -123,6 +126,43 @@ static void map_and_unmap_rows(void **state)
 			    "host_test_bpf_h|1;");
 }
 
+struct named_thread {
+	int prog_fd;
+	long tid;
+	int rc;
+};
+
+/* Fires raw_map once from a thread with a 15-character name (the longest a comm holds). */
+static void *fire_from_named_thread(void *arg)
+{
+	struct named_thread *t = arg;
+	const uint64_t args[] = { 0x1000, 0x2000, 4096 };
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = args, .ctx_size_in = sizeof(args));
+
+	t->tid = syscall(SYS_gettid);
+	t->rc = prctl(PR_SET_NAME, "itrace-worker-1") ? -1 :
+		bpf_prog_test_run_opts(t->prog_fd, &opts);
+	return NULL;
+}
+
+/* A record names the thread that made it, not the process's main thread: its own tid, the
+ * process's pid, its own comm whole. */
+static void record_names_its_thread(void **state)
+{
+	struct fixture *f = *state;
+	struct named_thread t = { .prog_fd = bpf_capture_prog_fd(f->cap, "raw_map") };
+	pthread_t thread;
+	char expect[128];
+
+	assert_int_equal(pthread_create(&thread, NULL, fire_from_named_thread, &t), 0);
+	assert_int_equal(pthread_join(thread, NULL), 0);
+	assert_int_equal(t.rc, 0);
+	assert_int_not_equal(t.tid, getpid());
+	drain(f);
+	snprintf(expect, sizeof(expect), "%d|%ld|itrace-worker-1;", getpid(), t.tid);
+	assert_string_equal(sql_rows(f->db, "SELECT pid, tid, comm FROM maps"), expect);
+}
+
 /* The domain of the thread's current iommu_map call (set by the fentry/kprobe slot programs,
  * seeded here) is attached to the map record, and the unmap call's domain to the unmap record:
  * kept apart, as an interrupt's unmap may come between a thread's map call and its event. */
@@ -195,10 +235,17 @@ static void enter_call(struct fixture *f, uint32_t call, uint64_t domain, uint64
 	assert_int_equal(bpf_map_update_elem(fd, &key, &state, BPF_ANY), 0);
 }
 
+static struct aggregates *new_aggregates(struct fixture *f)
+{
+	struct agg_maps maps = bpf_capture_agg_maps(f->cap);
+
+	return aggregates_new(f->db, f->sid, &maps);
+}
+
 /* Reads the aggregates hash into map_aggregates rows stamped flush_ns. */
 static void flush(struct fixture *f, uint64_t flush_ns)
 {
-	struct aggregates *a = aggregates_new(f->db, f->sid, bpf_capture_aggregates_fd(f->cap));
+	struct aggregates *a = new_aggregates(f);
 
 	assert_non_null(a);
 	assert_true(aggregates_flush(a, flush_ns) >= 0);
@@ -274,7 +321,7 @@ static void aggregate_mode_counts_all_and_flushes_growth(void **state)
 	*state = f;
 	fire(f, "raw_map", small_map, 3);
 	fire(f, "raw_map", big_map, 3);
-	a = aggregates_new(f->db, f->sid, bpf_capture_aggregates_fd(f->cap));
+	a = new_aggregates(f);
 	assert_non_null(a);
 	assert_int_equal(aggregates_flush(a, 1), 2);
 	fire(f, "raw_map", small_map, 3);
@@ -288,6 +335,76 @@ static void aggregate_mode_counts_all_and_flushes_growth(void **state)
 	assert_string_equal(sql_rows(f->db, "SELECT flush_ns, size_log2, align_log2, count, bytes"
 				     " FROM map_aggregates ORDER BY flush_ns, size_log2"),
 			    "1|12|12|1|4096;1|30|21|1|1073741824;2|12|12|2|8192;");
+}
+
+/* Two classes of 4 KiB-or-larger map whose slots are the same, into a and b. */
+static void colliding_map_classes(struct it_agg_key *a, struct it_agg_key *b)
+{
+	for (uint32_t i = 0; i < 13 * 19; i++)
+		for (uint32_t j = i + 1; j < 13 * 19; j++) {
+			*a = (struct it_agg_key){ .op = IT_EV_MAP, .size_log2 = 12 + i / 19,
+						  .align_log2 = 12 + i % 19 };
+			*b = (struct it_agg_key){ .op = IT_EV_MAP, .size_log2 = 12 + j / 19,
+						  .align_log2 = 12 + j % 19 };
+			if (it_agg_slot_of(a) == it_agg_slot_of(b))
+				return;
+		}
+	fail_msg("no two map classes share a slot");
+}
+
+static void fire_class(struct fixture *f, const struct it_agg_key *k, int times)
+{
+	const uint64_t args[] = { 1ull << k->align_log2, 1ull << k->align_log2,
+				  1ull << k->size_log2 };
+
+	for (int i = 0; i < times; i++)
+		fire(f, "raw_map", args, 3);
+}
+
+/* The classes a flush reads are published into their slots, where the programs count them from
+ * then on; the first of two classes that share a slot takes it, the other keeps counting in the
+ * hash; each flush still stores every call once. */
+static void flushed_classes_count_in_their_slots(void **state)
+{
+	struct fixture *f = load_with(&(struct bpf_capture_opts){ .mode = CAPTURE_AGGREGATE });
+	struct agg_maps maps = bpf_capture_agg_maps(f->cap);
+	int ncpus = libbpf_num_possible_cpus();
+	struct it_agg_value *percpu = calloc((size_t)ncpus, sizeof(*percpu));
+	struct it_agg_key a, b, *first;
+	struct it_agg_slot_key slot;
+	struct aggregates *agg;
+	uint64_t in_slot = 0;
+	uint32_t at;
+	char expect[128];
+
+	*state = f;
+	assert_non_null(percpu);
+	colliding_map_classes(&a, &b);
+	at = it_agg_slot_of(&a);
+	first = memcmp(&a, &b, sizeof(a)) < 0 ? &a : &b;
+	fire_class(f, &a, 3);
+	fire_class(f, &b, 2);
+	agg = new_aggregates(f);
+	assert_non_null(agg);
+	assert_int_equal(aggregates_flush(agg, 1), 2);
+	assert_int_equal(bpf_map_lookup_elem(maps.slot_keys_fd, &at, &slot), 0);
+	assert_int_equal(slot.ready, 1);
+	assert_memory_equal(&slot.key, first, sizeof(slot.key));
+	fire_class(f, &a, 4);
+	fire_class(f, &b, 6);
+	assert_int_equal(bpf_map_lookup_elem(maps.slot_counts_fd, &at, percpu), 0);
+	for (int cpu = 0; cpu < ncpus; cpu++)
+		in_slot += percpu[cpu].count;
+	assert_int_equal(in_slot, first == &a ? 4 : 6);
+	assert_int_equal(aggregates_flush(agg, 2), 2);
+	assert_int_equal(aggregates_calls(agg), 15);
+	aggregates_free(agg);
+	free(percpu);
+	snprintf(expect, sizeof(expect), "%u|%u|7;%u|%u|8;", a.size_log2, a.align_log2,
+		 b.size_log2, b.align_log2);
+	assert_string_equal(sql_rows(f->db, "SELECT size_log2, align_log2, SUM(count)"
+				     " FROM map_aggregates GROUP BY 1, 2"
+				     " ORDER BY MIN(flush_ns), SUM(count)"), expect);
 }
 
 static int count_overflow(uint32_t cpu, uint32_t kind, uint64_t lost, void *ctx)
@@ -315,7 +432,7 @@ static void full_aggregates_count_overflow(void **state)
 		fire(f, "raw_map", args, 3);
 		fire(f, "raw_map", args, 3);
 	}
-	a = aggregates_new(f->db, f->sid, bpf_capture_aggregates_fd(f->cap));
+	a = new_aggregates(f);
 	assert_non_null(a);
 	assert_int_equal(aggregates_flush(a, 1), 2);
 	assert_int_equal(aggregates_calls(a), 4);
@@ -379,11 +496,13 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(map_and_unmap_rows, setup, teardown),
+		cmocka_unit_test_setup_teardown(record_names_its_thread, setup, teardown),
 		cmocka_unit_test_setup_teardown(records_take_domain_of_current_call, setup, teardown),
 		cmocka_unit_test_setup_teardown(device_fault_and_flush_rows, setup, teardown),
 		cmocka_unit_test_teardown(full_ring_buffer_counts_every_loss, teardown),
 		cmocka_unit_test_teardown(threshold_mode_rows_and_counts, teardown),
 		cmocka_unit_test_teardown(aggregate_mode_counts_all_and_flushes_growth, teardown),
+		cmocka_unit_test_teardown(flushed_classes_count_in_their_slots, teardown),
 		cmocka_unit_test_teardown(full_aggregates_count_overflow, teardown),
 		cmocka_unit_test(refused_program_is_left_out),
 	};

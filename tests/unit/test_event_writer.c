@@ -427,7 +427,7 @@ static void session_end_marks_complete(void **state)
 	assert_string_equal(sql_rows(f->db, "SELECT complete, end_reason, end_mono_ns, events_total,"
 				 " command_exit_status FROM sessions"), "1|duration|5000|3|NULL;");
 	assert_string_equal(sql_rows(f->db, "SELECT value FROM meta WHERE key = 'schema_version'"),
-			    "8;");
+			    SCHEMA_VERSION_ROW);
 }
 
 static void open_refuses_existing_foreign_and_newer_files(void **state)
@@ -503,7 +503,7 @@ static void open_migrates_version_1(void **state)
 			    "map_dma_segments,map_expected_pages,map_pages_check_view,map_pages_view,"
 			    "map_pieces,map_pieces_state,map_runs;");
 	assert_string_equal(sql_rows(db, "SELECT value FROM meta WHERE key = 'schema_version'"),
-			    "8;");
+			    SCHEMA_VERSION_ROW);
 	itdb_close(db);
 	unlink(path);
 	rmdir(dir);
@@ -546,7 +546,7 @@ static void open_migrates_version_5(void **state)
 	assert_string_equal(sql_rows(db, "SELECT COUNT(*) FROM map_dma_segments"), "0;");
 	assert_string_equal(sql_rows(db, "SELECT session_id, agrees FROM map_pages_check_view"), "");
 	assert_string_equal(sql_rows(db, "SELECT value FROM meta WHERE key = 'schema_version'"),
-			    "8;");
+			    SCHEMA_VERSION_ROW);
 	itdb_close(db);
 	unlink(path);
 	rmdir(dir);

@@ -57,6 +57,7 @@ static void threads_in_order(void **state)
 	pending_records_remove(q, slot);
 	assert_int_equal(thread_ts(q, 42, 0, ts, 8), 2);
 	assert_int_equal(ts[1], 4);
+	assert_true(pending_records_bucket_count(q, &(struct it_event_header){ .tid = 42 }) >= 2);
 	assert_int_equal(thread_ts(q, 43, 0, ts, 8), 3);
 	/* the oldest out: the next oldest is 43's first */
 	pending_records_remove(q, pending_records_oldest(q));
@@ -94,9 +95,12 @@ static void gaps_closed(void **state)
 	assert_int_equal(thread_ts(q, 7, 0, ts, 8), 3);
 	for (int i = 0; i < 3; i++)
 		assert_int_equal(ts[i], 994 + 2 * i);
+	/* the bucket's count followed every push, removal and closing of gaps */
+	assert_int_equal(pending_records_bucket_count(q, &(struct it_event_header){ .tid = 7 }), 3);
 	while (pending_records_count(q))
 		pending_records_remove(q, pending_records_oldest(q));
 	assert_int_equal(pending_records_oldest(q), PENDING_NONE);
+	assert_int_equal(pending_records_bucket_count(q, &(struct it_event_header){ .tid = 7 }), 0);
 	pending_records_free(q);
 }
 

@@ -161,6 +161,7 @@ static int open_and_load(struct bpf_capture *c, const struct bpf_capture_opts *o
 	}
 	set_probe_ids(c);
 	c->skel->rodata->capture_mode = (__u32)opts->mode;
+	c->skel->rodata->domain_calls = c->plan->domain_calls;
 	c->skel->rodata->threshold_bytes = opts->threshold_bytes ? opts->threshold_bytes :
 				     CAPTURE_DEFAULT_THRESHOLD;
 	bpf_map__set_max_entries(c->skel->maps.events, ringbuf_size(opts->ringbuf_bytes));

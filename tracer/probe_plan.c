@@ -306,6 +306,7 @@ int probe_plan_build(struct probe_plan *plan, const struct probe_plan_opts *opts
 	plan->have_kprobes = access("/sys/bus/event_source/devices/kprobe/type", F_OK) == 0;
 	btf = btf__load_vmlinux_btf();
 	plan->have_btf = btf != NULL;
+	plan->domain_calls = !opts->iommu_tracepoints_only;
 	if (!btf)
 		snprintf(err, errlen, "the kernel has no BTF (/sys/kernel/btf/vmlinux: %s)",
 			 strerror(errno));

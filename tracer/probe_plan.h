@@ -60,6 +60,9 @@ struct probe_plan {
 	bool have_btf;
 	bool have_kprobes;
 	bool fentry_works;		/* a test fentry load+attach succeeded somewhere */
+	/* the IOMMU core calls may be probed, so the handlers look up the thread's (false with
+	 * iommu_tracepoints_only: nothing would fill it) */
+	bool domain_calls;
 };
 
 /* Probes the running kernel and fills plan. Returns 0, or -1 when there is no kernel BTF (the

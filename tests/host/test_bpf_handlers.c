@@ -33,13 +33,13 @@ struct fixture {
 	uint64_t delivered;
 };
 
-static struct fixture *load_with(const struct bpf_capture_opts *opts)
+static struct fixture *load_plan_with(const struct probe_plan_opts *plan_opts,
+				      const struct bpf_capture_opts *opts)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
 	char err[256];
 
-	assert_int_equal(probe_plan_build(&f->plan, &(struct probe_plan_opts){
-		.raw_tp_only = true, .no_functions = true }, err, sizeof(err)), 0);
+	assert_int_equal(probe_plan_build(&f->plan, plan_opts, err, sizeof(err)), 0);
 	f->cap = bpf_capture_load(&f->plan, opts, err, sizeof(err));
 	if (!f->cap)
 		fail_msg("load failed: %s", err);
@@ -51,6 +51,12 @@ static struct fixture *load_with(const struct bpf_capture_opts *opts)
 		.probe_name = probe_plan_name, .probe_name_ctx = &f->plan });
 	assert_non_null(f->w);
 	return f;
+}
+
+static struct fixture *load_with(const struct bpf_capture_opts *opts)
+{
+	return load_plan_with(&(struct probe_plan_opts){ .raw_tp_only = true,
+			      .no_functions = true }, opts);
 }
 
 static struct fixture *load(size_t ringbuf)
@@ -250,6 +256,24 @@ static void flush(struct fixture *f, uint64_t flush_ns)
 	assert_non_null(a);
 	assert_true(aggregates_flush(a, flush_ns) >= 0);
 	aggregates_free(a);
+}
+
+/* --tracepoints-only: no program records the thread's core calls, so the handlers do not look
+ * one up; a call seeded all the same gives the record no domain. */
+static void tracepoints_only_looks_up_no_call(void **state)
+{
+	struct fixture *f = load_plan_with(&(struct probe_plan_opts){ .raw_tp_only = true,
+					   .iommu_tracepoints_only = true },
+					   &(struct bpf_capture_opts){ 0 });
+	const uint64_t map_args[] = { 0x80000000, 0x100000000ull, 4096 };
+
+	*state = f;
+	assert_false(f->plan.domain_calls);
+	enter_call(f, IT_CALL_MAP, 0xffff888123456000ull, 4096);
+	fire(f, "raw_map", map_args, 3);
+	drain(f);
+	assert_string_equal(sql_rows(f->db, "SELECT domain, domain_source FROM maps_view"),
+			    "NULL|NULL;");
 }
 
 #define DOM "0xffff888123456000"
@@ -498,6 +522,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(map_and_unmap_rows, setup, teardown),
 		cmocka_unit_test_setup_teardown(record_names_its_thread, setup, teardown),
 		cmocka_unit_test_setup_teardown(records_take_domain_of_current_call, setup, teardown),
+		cmocka_unit_test_teardown(tracepoints_only_looks_up_no_call, teardown),
 		cmocka_unit_test_setup_teardown(device_fault_and_flush_rows, setup, teardown),
 		cmocka_unit_test_teardown(full_ring_buffer_counts_every_loss, teardown),
 		cmocka_unit_test_teardown(threshold_mode_rows_and_counts, teardown),

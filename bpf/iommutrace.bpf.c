@@ -611,12 +611,28 @@ static __always_inline __u64 kprobe_call_size(struct pt_regs *ctx, __u32 slot)
 	SEC("kprobe") int BPF_KPROBE(kp_domain_##i, void *domain)		\
 	{ return on_domain_call((__u64)domain, kprobe_call_size(ctx, i), i); }
 
+/* The domain argument of an fentry driver slot as a number. The typed argument is a pointer to
+ * struct iommu_domain, which the counting modes' slot hash may not combine (the verifier refuses
+ * any arithmetic but + and - on a pointer); bpf_get_func_arg gives the same value untyped. The
+ * per-event mode only stores it, and loads without bpf_get_func_arg (5.17 on), like the
+ * threshold mode's domain slots (fentry_call_size). */
+static __always_inline __u64 fentry_domain(void *ctx, void *domain)
+{
+	__u64 value = 0;
+
+	if (capture_mode == IT_MODE_PER_EVENT)
+		return (__u64)domain;
+	bpf_get_func_arg(ctx, 0, &value);
+	return value;
+}
+
 /* map_pages(domain, iova, paddr, pgsize, pgcount, ...) */
 #define MAP_SLOT(i)								\
 	SEC("fentry") int BPF_PROG(fe_map_##i, void *domain, unsigned long iova,	\
 				   phys_addr_t paddr, size_t pgsize, size_t pgcount)	\
 	{ return on_driver(IT_EV_DRIVER_MAP, map_slot_probe[i], IT_CALL_MAP,		\
-			   (__u64)domain, iova, paddr, pgsize, pgcount, pgsize * pgcount); }		\
+			   fentry_domain(ctx, domain), iova, paddr, pgsize, pgcount,	\
+			   pgsize * pgcount); }						\
 	SEC("kprobe") int BPF_KPROBE(kp_map_##i, void *domain, unsigned long iova,	\
 				     phys_addr_t paddr, size_t pgsize, size_t pgcount)	\
 	{ return on_driver(IT_EV_DRIVER_MAP, map_slot_probe[i], IT_CALL_MAP,		\
@@ -627,7 +643,8 @@ static __always_inline __u64 kprobe_call_size(struct pt_regs *ctx, __u32 slot)
 	SEC("fentry") int BPF_PROG(fe_unmap_##i, void *domain, unsigned long iova,	\
 				   size_t pgsize, size_t pgcount)			\
 	{ return on_driver(IT_EV_DRIVER_UNMAP, unmap_slot_probe[i], IT_CALL_UNMAP,	\
-			   (__u64)domain, iova, 0, pgsize, pgcount, pgsize * pgcount); }		\
+			   fentry_domain(ctx, domain), iova, 0, pgsize, pgcount,		\
+			   pgsize * pgcount); }						\
 	SEC("kprobe") int BPF_KPROBE(kp_unmap_##i, void *domain, unsigned long iova,	\
 				     size_t pgsize, size_t pgcount)			\
 	{ return on_driver(IT_EV_DRIVER_UNMAP, unmap_slot_probe[i], IT_CALL_UNMAP,	\

@@ -29,23 +29,26 @@ static char refused_prog[64];
 static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	static const char prefix[] = "libbpf: prog '";
-	char line[256];
+	char *msg = NULL, *line, *save = NULL;
 	const char *end;
 	va_list copy;
+	int len;
 
 	va_copy(copy, ap);
-	vsnprintf(line, sizeof(line), fmt, copy);
+	len = vasprintf(&msg, fmt, copy);
 	va_end(copy);
-	end = strstr(line, "': ");
-	if (level == LIBBPF_WARN && !strncmp(line, prefix, sizeof(prefix) - 1) && end &&
-	    (size_t)(end - line) - (sizeof(prefix) - 1) < sizeof(refused_prog))
-		snprintf(refused_prog, sizeof(refused_prog), "%.*s",
-			 (int)((size_t)(end - line) - (sizeof(prefix) - 1)), line + sizeof(prefix) - 1);
-	if (level == LIBBPF_DEBUG && log_verbose < 2)
+	if (len < 0)
 		return 0;
-	/* libbpf ends its lines with a newline, and the logger adds one */
-	line[strcspn(line, "\n")] = '\0';
-	log_debug("%s", line);
+	end = strstr(msg, "': ");
+	if (level == LIBBPF_WARN && !strncmp(msg, prefix, sizeof(prefix) - 1) && end &&
+	    (size_t)(end - msg) - (sizeof(prefix) - 1) < sizeof(refused_prog))
+		snprintf(refused_prog, sizeof(refused_prog), "%.*s",
+			 (int)((size_t)(end - msg) - (sizeof(prefix) - 1)), msg + sizeof(prefix) - 1);
+	/* a message may hold many lines (the verifier's log): each is logged on its own */
+	if (level != LIBBPF_DEBUG || log_verbose >= 2)
+		for (line = strtok_r(msg, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+			log_debug("%s", line);
+	free(msg);
 	return 0;
 }
 

@@ -613,9 +613,9 @@ static __always_inline __u64 kprobe_call_size(struct pt_regs *ctx, __u32 slot)
 
 /* The domain argument of an fentry driver slot as a number. The typed argument is a pointer to
  * struct iommu_domain, which the counting modes' slot hash may not combine (the verifier refuses
- * any arithmetic but + and - on a pointer); bpf_get_func_arg gives the same value untyped. The
- * per-event mode only stores it, and loads without bpf_get_func_arg (5.17 on), like the
- * threshold mode's domain slots (fentry_call_size). */
+ * any arithmetic on a pointer but + and -); bpf_get_func_arg (5.17 on) gives the same value
+ * untyped. The per-event mode only stores it and calls no helper, so it loads on older kernels
+ * too, as the threshold mode's domain slots do not (fentry_call_size). */
 static __always_inline __u64 fentry_domain(void *ctx, void *domain)
 {
 	__u64 value = 0;

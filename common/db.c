@@ -89,19 +89,26 @@ int itdb_step_done(sqlite3_stmt *st, const char *context)
 	return -1;
 }
 
+/* The integer a PRAGMA query gives, or fallback when it gives none */
+static int pragma_int(sqlite3 *db, const char *sql, int fallback)
+{
+	sqlite3_stmt *st = NULL;
+	int value = fallback;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		value = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return value;
+}
+
 /* Reads meta.schema_version; -1 when the file is not an iommutrace database. */
 static int read_schema_version(sqlite3 *db, long *version)
 {
 	sqlite3_stmt *st = NULL;
-	int app_id = 0, ret = -1;
+	int ret = -1;
 
-	if (sqlite3_prepare_v2(db, "PRAGMA application_id", -1, &st, NULL) != SQLITE_OK)
-		goto cleanup;
-	if (sqlite3_step(st) == SQLITE_ROW)
-		app_id = sqlite3_column_int(st, 0);
-	sqlite3_finalize(st);
-	st = NULL;
-	if (app_id != IT_APPLICATION_ID)
+	if (pragma_int(db, "PRAGMA application_id", 0) != IT_APPLICATION_ID)
 		goto cleanup;
 	if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = 'schema_version'", -1, &st,
 			       NULL) != SQLITE_OK)
@@ -237,6 +244,8 @@ int itdb_check_append(const char *path, char *err, size_t errlen)
 	return 0;
 }
 
+#define WAL_CHECKPOINT_BYTES (32 << 20)
+
 sqlite3 *itdb_open(const char *path, enum itdb_open_mode mode, char *err, size_t errlen)
 {
 	sqlite3 *db = NULL;
@@ -289,13 +298,19 @@ sqlite3 *itdb_open(const char *path, enum itdb_open_mode mode, char *err, size_t
 	 * recorder about 13% of its instructions, and every row's session_id comes from
 	 * itdb_session_begin. The page cache is bounded (2000 KiB, SQLite's default, said here
 	 * because the recorder's memory bound counts it); a larger one measured no faster. A
-	 * checkpoint every 8192 pages (a -wal file of about 32 MiB, on disk) rather than 1000 makes
-	 * a fifth of the fsyncs, which stall the recorder: 0.26 s instead of 0.48 s per 2 M
-	 * events measured. */
-	if (itdb_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
-			  "PRAGMA foreign_keys = OFF; PRAGMA cache_size = -2000;"
-			  "PRAGMA wal_autocheckpoint = 8192;", "set journal mode")) {
-		snprintf(err, errlen, "%s: cannot set WAL journal mode: %s", path, sqlite3_errmsg(db));
+	 * checkpoint every 32 MiB of pages (the -wal file, on disk; 8192 pages of 4 KiB) rather
+	 * than every 1000 pages makes a fifth of the fsyncs at 4 KiB, which stall the recorder:
+	 * 0.26 s instead of 0.48 s per 2 M events measured. A new file gets pages of 16 KiB rather
+	 * than 4: the 10 M-event load went in 15 to 23% faster and its session end took 25% less
+	 * (fewer pages per row: fewer -wal frames, page fetches and write calls), for 4% more
+	 * instructions. */
+	if ((!exists && itdb_exec(db, "PRAGMA page_size = 16384", "set page size")) ||
+	    itdb_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
+			  "PRAGMA foreign_keys = OFF; PRAGMA cache_size = -2000;", "set journal mode") ||
+	    sqlite3_wal_autocheckpoint(db, WAL_CHECKPOINT_BYTES /
+					   pragma_int(db, "PRAGMA page_size", 4096)) != SQLITE_OK) {
+		snprintf(err, errlen, "%s: cannot set the page size and WAL journal mode: %s", path,
+			 sqlite3_errmsg(db));
 		goto fail;
 	}
 	/* versions 2, 3 and 5 added tables and views only: migrating is creating what is missing;

@@ -46,7 +46,13 @@ static const char *const stmt_sql[ST_COUNT] = {
 /* The hot tables take their rows in blocks: one INSERT of BLOCK_ROWS rows costs about 30% less
  * per row than as many single-row INSERTs (per-statement work: cursors, halt, the seek to the
  * table's end). A block's rows wait in memory, never past a commit. Each statement's ?1 is the
- * session, bound once. */
+ * session, bound once.
+ *
+ * maps and unmaps do not bind their id: SQLite gives a row with no id the table's largest plus
+ * one, from the cursor already at the table's end, where a given id costs a seek to check it is
+ * free (about a quarter of the instructions of each row). The writer still numbers its rows (the
+ * driver rows joined to a map name it before the map's block is inserted) and checks, after each
+ * INSERT, that the last row got the id it expected. */
 #define BLOCK_ROWS 32
 #define BLOCK_MAX_COLS 13
 
@@ -54,35 +60,52 @@ enum block_id { B_MAP, B_UNMAP, B_DRIVER, B_COUNT };
 
 static const struct block_table {
 	const char *insert;	/* column list; session_id first */
-	int ncols;		/* columns after session_id */
+	int ncols;		/* cells of a row (the columns after session_id, with the id) */
+	int assigned_id;	/* cell 0 is the row's id, which SQLite assigns: not a column here */
 	const char *context;	/* for the error line */
 } block_tables[B_COUNT] = {
-	[B_MAP] = { "INSERT INTO maps(session_id, map_id, ts_ns, cpu, pid, tid, comm, domain_ptr,"
-		    " domain_source, iova, paddr, size_bytes)", 11, "insert maps" },
-	[B_UNMAP] = { "INSERT INTO unmaps(session_id, unmap_id, ts_ns, cpu, pid, tid, comm,"
-		      " domain_ptr, domain_source, iova, size_bytes, unmapped_bytes)", 11,
+	[B_MAP] = { "INSERT INTO maps(session_id, ts_ns, cpu, pid, tid, comm, domain_ptr,"
+		    " domain_source, iova, paddr, size_bytes)", 11, 1, "insert maps" },
+	[B_UNMAP] = { "INSERT INTO unmaps(session_id, ts_ns, cpu, pid, tid, comm,"
+		      " domain_ptr, domain_source, iova, size_bytes, unmapped_bytes)", 11, 1,
 		      "insert unmaps" },
 	[B_DRIVER] = { "INSERT INTO driver_maps(session_id, op, map_id, unmap_id, ts_ns, cpu, tid,"
-		       " function, domain_ptr, iova, paddr, pgsize_bytes, pgcount, source)", 13,
+		       " function, domain_ptr, iova, paddr, pgsize_bytes, pgcount, source)", 13, 0,
 		       "insert driver page records" },
 };
 
-/* A column value waiting in a block: an integer, a text (static, the probe plan's, or the
- * block's comm copy) or NULL. */
+/* A column value waiting in a block: an integer, a text or NULL. A text is bound SQLITE_STATIC:
+ * one that outlives the writer unchanged (a literal, a probe name, an interned comm) or, marked
+ * copied, the block's copy of a comm, which the next row in its place overwrites. */
 #define CELL_INT (-1)
 #define CELL_NULL (-2)
 struct cell {
 	int64_t value;
 	const char *text;
 	int len;		/* text length, or CELL_INT / CELL_NULL */
+	int copied;		/* text is the block's copy */
 };
 
+/* A statement's parameters keep their values across steps, so a row's cell is bound only when it
+ * differs from what its parameter holds: a thread's rows repeat most of their columns (cpu, pid,
+ * tid, comm, domain, page size, op, function, source). */
 struct block {
 	sqlite3_stmt *many;	/* BLOCK_ROWS rows a step */
 	sqlite3_stmt *one;	/* the rest, at a commit */
 	int nrows;
 	struct cell cells[BLOCK_ROWS][BLOCK_MAX_COLS];
+	struct cell bound_many[BLOCK_ROWS][BLOCK_MAX_COLS];	/* what many's parameters hold */
+	struct cell bound_one[BLOCK_MAX_COLS];			/* what one's hold */
 	char comm[BLOCK_ROWS][IT_COMM_LEN];
+};
+
+/* Comms seen, each kept once, unchanged, while the writer lives: their cells are equal when their
+ * pointers are. When the table is full a new comm is copied into the block. */
+#define COMM_SLOTS 256
+struct comm_table {
+	char text[COMM_SLOTS][IT_COMM_LEN];
+	uint8_t len[COMM_SLOTS];	/* 0: free */
+	unsigned used;
 };
 
 struct domain_entry {
@@ -108,12 +131,14 @@ struct event_writer {
 	/* domain -> page sizes, open addressing, power-of-two capacity */
 	struct domain_entry *domains;
 	size_t ndomains, domain_cap;
+	struct comm_table comms;
 };
 
 /* "INSERT ... VALUES (?1,?,...),..." for nrows rows; NULL when out of memory. */
 static char *block_sql(const struct block_table *t, int nrows)
 {
-	size_t head = strlen(t->insert), tuple = 4 + 2 * (size_t)t->ncols;
+	int ncols = t->ncols - t->assigned_id;
+	size_t head = strlen(t->insert), tuple = 4 + 2 * (size_t)ncols;
 	char *sql = malloc(head + 8 + nrows * (tuple + 1) + 1), *p;
 
 	if (!sql)
@@ -121,7 +146,7 @@ static char *block_sql(const struct block_table *t, int nrows)
 	p = sql + sprintf(sql, "%s VALUES", t->insert);
 	for (int r = 0; r < nrows; r++) {
 		p += sprintf(p, "%s(?1", r ? "," : " ");
-		for (int c = 0; c < t->ncols; c++)
+		for (int c = 0; c < ncols; c++)
 			p += sprintf(p, ",?");
 		*p++ = ')';
 	}
@@ -160,16 +185,33 @@ cleanup:
 	return ret;
 }
 
-/* Binds a row's cells from parameter first on, every one (bindings are never cleared). */
-static void bind_cells(sqlite3_stmt *st, int first, const struct cell *c, int ncols)
+/* Does the parameter that holds bound hold c's value? (A copied text may have changed.) */
+static int cell_is_bound(const struct cell *bound, const struct cell *c)
+{
+	if (bound->len != c->len)
+		return 0;
+	if (c->len == CELL_INT)
+		return bound->value == c->value;
+	if (c->len == CELL_NULL)
+		return 1;
+	return bound->text == c->text && !c->copied;
+}
+
+/* Binds a row's cells from parameter first on, those its parameters do not hold already
+ * (bindings are never cleared); bound[] is what they hold. */
+static void bind_cells(sqlite3_stmt *st, int first, const struct cell *c, struct cell *bound,
+		       int ncols)
 {
 	for (int i = 0; i < ncols; i++) {
+		if (cell_is_bound(&bound[i], &c[i]))
+			continue;
 		if (c[i].len == CELL_INT)
 			sqlite3_bind_int64(st, first + i, c[i].value);
 		else if (c[i].len == CELL_NULL)
 			sqlite3_bind_null(st, first + i);
 		else
 			sqlite3_bind_text(st, first + i, c[i].text, c[i].len, SQLITE_STATIC);
+		bound[i] = c[i];
 	}
 }
 
@@ -184,20 +226,37 @@ static int step_reset(sqlite3_stmt *st, const char *context)
 	return -1;
 }
 
+/* After an INSERT of rows whose ids SQLite assigned: did the last get the id the writer gave it?
+ * Not when another connection added rows to the table since the writer started. */
+static int check_assigned_id(sqlite3 *db, const struct block_table *t, int64_t expected)
+{
+	int64_t got = sqlite3_last_insert_rowid(db);
+
+	if (got == expected)
+		return 0;
+	log_error("event writer: %s: the row numbered %lld got the id %lld: another program wrote to"
+		  " this table during the recording; record into a database file no other program"
+		  " writes", t->context, (long long)expected, (long long)got);
+	return -1;
+}
+
 /* Inserts the block's waiting rows. */
 static int block_flush(struct block *b, const struct block_table *t)
 {
-	int done = 0;
+	int skip = t->assigned_id, ncols = t->ncols - skip, done = 0;
 
 	while (done < b->nrows) {
 		int n = b->nrows - done >= BLOCK_ROWS ? BLOCK_ROWS : 1;
 		sqlite3_stmt *st = n == BLOCK_ROWS ? b->many : b->one;
 
 		for (int r = 0; r < n; r++)
-			bind_cells(st, 2 + r * t->ncols, b->cells[done + r], t->ncols);
+			bind_cells(st, 2 + r * ncols, b->cells[done + r] + skip,
+				   n == BLOCK_ROWS ? b->bound_many[r] : b->bound_one, ncols);
 		if (step_reset(st, t->context))
 			return -1;
 		done += n;
+		if (skip && check_assigned_id(sqlite3_db_handle(st), t, b->cells[done - 1][0].value))
+			return -1;
 	}
 	b->nrows = 0;
 	return 0;
@@ -232,6 +291,7 @@ static void cell_int(struct cell *c, int64_t v)
 {
 	c->value = v;
 	c->len = CELL_INT;
+	c->copied = 0;
 }
 
 static void cell_u64(struct cell *c, uint64_t v)
@@ -250,25 +310,62 @@ static void cell_nonzero(struct cell *c, uint64_t v)
 static void cell_null(struct cell *c)
 {
 	c->len = CELL_NULL;
+	c->copied = 0;
 }
 
-/* Text that outlives the block (a literal, a probe name); NULL or "" is stored as NULL. */
+/* Text that outlives the writer unchanged (a literal, a probe name); NULL or "" is stored as
+ * NULL. */
 static void cell_text(struct cell *c, const char *s)
 {
 	c->text = s;
 	c->len = s && *s ? (int)strlen(s) : CELL_NULL;
+	c->copied = 0;
 }
 
-/* The comm of a record, copied into the block (the record does not outlive this call). */
+/* comm (n bytes, 0 < n <= IT_COMM_LEN) as kept in the table, or NULL when the table is full */
+static const char *comm_intern(struct comm_table *t, const char *comm, size_t n)
+{
+	uint64_t h = 0;
+	unsigned i;
+
+	memcpy(&h, comm, n < sizeof(h) ? n : sizeof(h));
+	i = (unsigned)(((h ^ n) * 0x9E3779B97F4A7C15ull) >> 56) % COMM_SLOTS;
+	for (unsigned probes = 0; probes < COMM_SLOTS; probes++, i = (i + 1) % COMM_SLOTS) {
+		if (t->len[i] == n && !memcmp(t->text[i], comm, n))
+			return t->text[i];
+		if (t->len[i])
+			continue;
+		/* a free slot: comm is new; keep a quarter of the table free for short probes */
+		if (t->used >= COMM_SLOTS * 3 / 4)
+			return NULL;
+		memcpy(t->text[i], comm, n);
+		t->len[i] = (uint8_t)n;
+		t->used++;
+		return t->text[i];
+	}
+	return NULL;
+}
+
+/* The comm of a record (which does not outlive this call): interned, or copied into the block. */
 static void cell_comm(struct event_writer *w, enum block_id id, struct cell *c,
 		      const struct it_event_header *h)
 {
-	char *copy = w->blocks[id]->comm[w->blocks[id]->nrows];
 	size_t n = strnlen(h->comm, IT_COMM_LEN);
+	const char *kept;
 
-	memcpy(copy, h->comm, n);
-	c->text = copy;
+	c->copied = 0;
 	c->len = n ? (int)n : CELL_NULL;
+	if (!n)
+		return;
+	kept = comm_intern(&w->comms, h->comm, n);
+	if (!kept) {
+		char *copy = w->blocks[id]->comm[w->blocks[id]->nrows];
+
+		memcpy(copy, h->comm, n);
+		kept = copy;
+		c->copied = 1;
+	}
+	c->text = kept;
 }
 
 /* The header columns maps and unmaps share, from cells[1]: ts, cpu, pid, tid, comm. */

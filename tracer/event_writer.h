@@ -16,8 +16,10 @@
  * tracer/pending_records.h); live mappings, at most 2^20 of
  * 48 bytes plus an 8-byte bucket each (56 MiB; beyond that, mappings are not tracked and unmaps
  * of them get no derived pages); domains' page sizes, at most 2^16 (2 MiB; beyond that, the
- * fallback set); the row blocks (32 KiB); and SQLite's page cache of the connection (itdb_open:
- * 2000 KiB) and prepared statements. The -wal file is on disk, checkpointed every 8192 pages.
+ * fallback set); the row blocks, with what their statements' parameters hold (63 KiB); comms, at
+ * most 192 kept (4 KiB; beyond that, a comm is copied into its block); and SQLite's page cache of
+ * the connection (itdb_open: 2000 KiB) and prepared statements. The -wal file is on disk,
+ * checkpointed every 32 MiB of pages.
  *
  * Not thread-safe: one writer per capture thread. */
 #ifndef IOMMUTRACE_EVENT_WRITER_H
@@ -37,7 +39,8 @@ struct event_writer_opts {
 	/* page sizes for derived pages when a map's domain is unknown
 	 * (0: EVENT_WRITER_DEFAULT_PGSIZES) */
 	uint64_t fallback_pgsize_bitmap;
-	/* names of probe ids, for driver_maps.function (may be NULL) */
+	/* names of probe ids, for driver_maps.function (may be NULL); each name stays valid and
+	 * unchanged while the writer lives (statements keep pointing at it) */
 	const char *(*probe_name)(void *ctx, uint32_t probe_id);
 	void *probe_name_ctx;
 };

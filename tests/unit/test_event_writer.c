@@ -316,6 +316,63 @@ static void rows_in_blocks_keep_order_and_values(void **state)
 			    "t0;t32;t69;");
 }
 
+/* Cells bound only when they change: rows that repeat some columns of the row before them in
+ * their place and change others, comms of one length that differ (more than the writer keeps, so
+ * that later ones are copied), NULL and non-NULL domains, commits that leave a rest of a block. */
+static void repeated_and_changed_cells_are_stored_as_given(void **state)
+{
+	struct fixture *f = *state;
+
+	for (uint32_t i = 0; i < 400; i++) {
+		struct it_event m = ev(IT_EV_MAP, 100 + (i / 3) % 5, 1000 + i);
+
+		snprintf(m.h.comm, sizeof(m.h.comm), "c%03u", i % 300);
+		m.h.cpu = i % 2;
+		m.map = (struct it_map){ .domain = i % 4 ? 0xd0 : 0, .iova = 0x100000 + i * 0x4000,
+					 .paddr = 0x900000 + i * 0x4000,
+					 .size = 4096 * (1 + (i / 7) % 2) };
+		add(f, &m);
+		if (i % 45 == 44)
+			assert_int_equal(event_writer_commit(f->w), 0);
+	}
+	assert_int_equal(event_writer_finish(f->w), 0);
+	assert_string_equal(sql_rows(f->db, "SELECT COUNT(*), MIN(map_id), MAX(map_id),"
+				     " SUM(comm = printf('c%03d', (map_id - 1) % 300)),"
+				     " SUM(tid = 100 + ((map_id - 1) / 3) % 5), SUM(cpu = (map_id - 1) % 2),"
+				     " SUM((domain_ptr IS NULL) = ((map_id - 1) % 4 = 0)),"
+				     " SUM(size_bytes = 4096 * (1 + ((map_id - 1) / 7) % 2)),"
+				     " SUM(ts_ns = 999 + map_id) FROM maps"),
+			    "400|1|400|400|400|400|400|400|400;");
+	assert_string_equal(sql_rows(f->db, "SELECT COUNT(DISTINCT d.map_id), SUM(d.iova = m.iova),"
+				     " SUM(d.tid = m.tid), SUM(d.pgsize_bytes = 4096)"
+				     " FROM driver_maps d JOIN maps m USING (map_id)"),
+			    "400|400|400|400;");
+}
+
+/* The writer numbers its maps; rows another program adds to the table during the recording
+ * would give them other ids: the writer stops rather than join driver pages to the wrong map. */
+static void rows_another_program_adds_stop_the_writer(void **state)
+{
+	struct fixture *f = *state;
+	struct it_event m = ev(IT_EV_MAP, 42, 100);
+	char sql[256];
+
+	m.map = (struct it_map){ .domain = 0xd0, .iova = 0x100000, .paddr = 0x900000, .size = 4096 };
+	add(f, &m);
+	assert_int_equal(event_writer_commit(f->w), 0);
+	snprintf(sql, sizeof(sql), "INSERT INTO maps(session_id, ts_ns, iova, paddr, size_bytes)"
+		 " VALUES (%lld, 150, 0x200000, 0xa00000, 4096)", (long long)f->sid);
+	assert_int_equal(itdb_exec(f->db, sql, "test: another program's map"), 0);
+	m.h.ts_ns = 200;
+	add(f, &m);
+	assert_int_equal(event_writer_finish(f->w), -1);
+	event_writer_free(f->w);	/* rolls the open batch back */
+	f->w = NULL;
+	assert_string_equal(sql_rows(f->db, "SELECT map_id, ts_ns FROM maps ORDER BY map_id"),
+			    "1|100;2|150;");
+	assert_string_equal(sql_rows(f->db, "SELECT map_id FROM driver_maps"), "1;");
+}
+
 static void unmap_joins_driver_unmap(void **state)
 {
 	struct fixture *f = *state;
@@ -473,6 +530,32 @@ static void open_refuses_existing_foreign_and_newer_files(void **state)
 }
 
 /* A version 1 file (no map_* tables) reads as it is and is migrated when opened for writing. */
+/* A new file has pages of 16 KiB; an existing file keeps its own page size, and either way a
+ * checkpoint comes every 32 MiB of pages. */
+static void new_files_have_16k_pages_and_checkpoints_by_bytes(void **state)
+{
+	char dir[] = "/tmp/iommutrace-db-XXXXXX", path[128], err[256];
+	sqlite3 *db;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/x.db", dir);
+	db = itdb_open(path, ITDB_CREATE, err, sizeof(err));
+	assert_non_null(db);
+	assert_string_equal(sql_rows(db, "PRAGMA page_size"), "16384;");
+	assert_string_equal(sql_rows(db, "PRAGMA wal_autocheckpoint"), "2048;");
+	/* made again with 4 KiB pages, as an older iommutrace made it */
+	assert_int_equal(itdb_exec(db, "PRAGMA journal_mode = DELETE; PRAGMA page_size = 4096;"
+				   " VACUUM", "test"), 0);
+	itdb_close(db);
+	db = itdb_open(path, ITDB_APPEND, err, sizeof(err));
+	assert_non_null(db);
+	assert_string_equal(sql_rows(db, "PRAGMA page_size"), "4096;");
+	assert_string_equal(sql_rows(db, "PRAGMA wal_autocheckpoint"), "8192;");
+	itdb_close(db);
+	assert_int_equal(itdb_remove(path, err, sizeof(err)), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 static void open_migrates_version_1(void **state)
 {
 	char dir[] = "/tmp/iommutrace-db-XXXXXX", path[128], err[256];
@@ -569,10 +652,15 @@ int main(void)
 		cmocka_unit_test_setup_teardown(unmap_joins_driver_unmap, setup, teardown),
 		cmocka_unit_test_setup_teardown(rows_in_blocks_keep_order_and_values, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(repeated_and_changed_cells_are_stored_as_given, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(rows_another_program_adds_stop_the_writer, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(devices_faults_flushes_and_losses, setup, teardown),
 		cmocka_unit_test_setup_teardown(dma_api_ties_domain_to_device, setup, teardown),
 		cmocka_unit_test_setup_teardown(session_end_marks_complete, setup, teardown),
 		cmocka_unit_test(open_refuses_existing_foreign_and_newer_files),
+		cmocka_unit_test(new_files_have_16k_pages_and_checkpoints_by_bytes),
 		cmocka_unit_test(open_migrates_version_1),
 		cmocka_unit_test(open_migrates_version_5),
 	};

@@ -111,7 +111,7 @@ static int publish_slots(struct subject *s)
 	struct agg_maps maps = bpf_capture_agg_maps(s->cap);
 	struct agg_snapshot snap = { 0 };
 	bool taken[IT_AGG_SLOTS] = { false };
-	int ret = agg_snapshot_read(&maps, &snap);
+	int ret = agg_snapshot_read(&maps, NULL, &snap);
 
 	if (!ret)
 		ret = agg_slots_publish(&maps, &snap, taken);

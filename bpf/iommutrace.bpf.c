@@ -159,10 +159,11 @@ static __always_inline __u64 domain_call_key(__u32 call, __u64 id)
 /* The thread's current IOMMU core call of the given kind, or NULL. */
 static __always_inline struct it_call_state *current_call(__u32 call, __u64 id)
 {
-	__u64 key = domain_call_key(call, id);
+	__u64 key;
 
 	if (!domain_calls)
 		return NULL;
+	key = domain_call_key(call, id);
 	return bpf_map_lookup_elem(&domain_by_call, &key);
 }
 
@@ -170,6 +171,20 @@ static __always_inline struct it_call_state *current_call(__u32 call, __u64 id)
 static __always_inline __u64 call_domain(__u32 call, __u64 id)
 {
 	struct it_call_state *cs = current_call(call, id);
+
+	return cs ? cs->domain : 0;
+}
+
+/* current_call for the running thread, which it asks for only when there are calls to look up */
+static __always_inline struct it_call_state *running_call(__u32 call)
+{
+	return domain_calls ? current_call(call, bpf_get_current_pid_tgid()) : NULL;
+}
+
+/* The domain of the running thread's current IOMMU core call of the given kind, or 0. */
+static __always_inline __u64 running_call_domain(__u32 call)
+{
+	struct it_call_state *cs = running_call(call);
 
 	return cs ? cs->domain : 0;
 }
@@ -284,7 +299,7 @@ static __always_inline bool driver_counted(__u32 call)
 
 	if (capture_mode != IT_MODE_THRESHOLD)
 		return capture_mode == IT_MODE_AGGREGATE;
-	cs = current_call(call, bpf_get_current_pid_tgid());
+	cs = running_call(call);
 	return cs && cs->size && cs->size < threshold_bytes;
 }
 
@@ -332,9 +347,8 @@ static __always_inline int on_map(__u64 iova, __u64 paddr, __u64 size)
 	__u64 id;
 
 	if (counted(size)) {
-		id = bpf_get_current_pid_tgid();
-		aggregate(IT_EV_MAP, call_domain(IT_CALL_MAP, id), size, 0, align_class(iova | paddr),
-			  size, 0);
+		aggregate(IT_EV_MAP, running_call_domain(IT_CALL_MAP), size, 0,
+			  align_class(iova | paddr), size, 0);
 		return 0;
 	}
 	e = reserve(IT_EV_MAP, tp_probe[IT_TP_MAP], &id);
@@ -358,9 +372,8 @@ static __always_inline int on_unmap(__u64 iova, __u64 size, __u64 unmapped)
 	 * page-sized request and the driver removes the whole large page around it (AMD-Vi: 4 KiB
 	 * asked, 1 GiB unmapped), which is the unmap of a big mapping */
 	if (counted(unmapped > size ? unmapped : size)) {
-		id = bpf_get_current_pid_tgid();
-		aggregate(IT_EV_UNMAP, call_domain(IT_CALL_UNMAP, id), size, 0, align_class(iova),
-			  unmapped, 0);
+		aggregate(IT_EV_UNMAP, running_call_domain(IT_CALL_UNMAP), size, 0,
+			  align_class(iova), unmapped, 0);
 		return 0;
 	}
 	e = reserve(IT_EV_UNMAP, tp_probe[IT_TP_UNMAP], &id);
@@ -656,13 +669,11 @@ static __always_inline __u64 fentry_domain(void *ctx, void *domain)
 	SEC("fentry") int BPF_PROG(fe_range_##i, void *pt, unsigned long iova,	\
 				   phys_addr_t paddr, size_t len)			\
 	{ return on_driver(IT_EV_DRIVER_MAP_RANGE, range_slot_probe[i], IT_CALL_MAP,	\
-			   call_domain(IT_CALL_MAP, bpf_get_current_pid_tgid()), iova, paddr,	\
-			   0, 0, len); }		\
+			   running_call_domain(IT_CALL_MAP), iova, paddr, 0, 0, len); }	\
 	SEC("kprobe") int BPF_KPROBE(kp_range_##i, void *pt, unsigned long iova,	\
 				     phys_addr_t paddr, size_t len)			\
 	{ return on_driver(IT_EV_DRIVER_MAP_RANGE, range_slot_probe[i], IT_CALL_MAP,	\
-			   call_domain(IT_CALL_MAP, bpf_get_current_pid_tgid()), iova, paddr,	\
-			   0, 0, len); }
+			   running_call_domain(IT_CALL_MAP), iova, paddr, 0, 0, len); }
 
 /* DMA API functions taking the device first */
 #define DEVICE_SLOT(i)								\

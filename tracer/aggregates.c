@@ -73,14 +73,17 @@ static int add_class(struct agg_snapshot *snap, size_t *cap, const struct it_agg
 	return 0;
 }
 
-/* Appends the classes of the published slots, each with its per-CPU counts summed. */
-static int read_slots(const struct agg_maps *maps, struct agg_snapshot *snap, size_t *cap,
-		      struct it_agg_value *percpu, int ncpus)
+/* Appends the classes of the published slots (those published says, or every slot's key read
+ * when it is NULL), each with its per-CPU counts summed. */
+static int read_slots(const struct agg_maps *maps, const bool *published,
+		      struct agg_snapshot *snap, size_t *cap, struct it_agg_value *percpu, int ncpus)
 {
 	for (uint32_t i = 0; i < IT_AGG_SLOTS; i++) {
 		struct it_agg_slot_key slot;
 		int ret;
 
+		if (published && !published[i])
+			continue;
 		if (bpf_map_lookup_elem(maps->slot_keys_fd, &i, &slot))
 			return -errno;
 		if (!slot.ready)
@@ -94,7 +97,8 @@ static int read_slots(const struct agg_maps *maps, struct agg_snapshot *snap, si
 	return 0;
 }
 
-int agg_snapshot_read(const struct agg_maps *maps, struct agg_snapshot *snap)
+int agg_snapshot_read(const struct agg_maps *maps, const bool *published,
+		      struct agg_snapshot *snap)
 {
 	int ncpus = libbpf_num_possible_cpus(), map_fd = maps->hash_fd;
 	struct it_agg_key key, next;
@@ -122,7 +126,7 @@ int agg_snapshot_read(const struct agg_maps *maps, struct agg_snapshot *snap)
 	}
 	/* a class counted in the hash before its slot was published is in both: sort sums it */
 	if (!ret)
-		ret = read_slots(maps, snap, &cap, percpu, ncpus);
+		ret = read_slots(maps, published, snap, &cap, percpu, ncpus);
 	free(percpu);
 	agg_snapshot_sort(snap);
 	return ret;
@@ -271,7 +275,7 @@ long aggregates_flush(struct aggregates *a, uint64_t flush_ns)
 {
 	struct agg_snapshot cur = { 0 };
 	long before = sqlite3_total_changes(a->db);
-	int ret = agg_snapshot_read(&a->maps, &cur);
+	int ret = agg_snapshot_read(&a->maps, a->taken, &cur);
 
 	if (ret) {
 		log_error("reading the aggregated calls from BPF failed: %s", strerror(-ret));

@@ -25,9 +25,11 @@ struct agg_snapshot {
 	size_t count;
 };
 
-/* Reads the hash and the published slots of maps into snap (replacing its contents). 0 or a
- * negative errno. */
-int agg_snapshot_read(const struct agg_maps *maps, struct agg_snapshot *snap);
+/* Reads the hash and the published slots of maps into snap (replacing its contents): the slots
+ * published[IT_AGG_SLOTS] says (agg_slots_publish's taken), or, when it is NULL, every slot whose
+ * key is ready (IT_AGG_SLOTS key reads). 0 or a negative errno. */
+int agg_snapshot_read(const struct agg_maps *maps, const bool *published,
+		      struct agg_snapshot *snap);
 /* Sorts snap's classes by key and makes one of those with equal keys, their values summed (a
  * class counted in the hash before it had a slot, and in the slot since); agg_snapshot_read does
  * it, tests building snapshots by hand too. */

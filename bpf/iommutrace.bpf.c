@@ -31,6 +31,11 @@ const volatile __u32 capture_mode = IT_MODE_PER_EVENT;
  * look them up (a lookup in domain_by_call costs about 35 ns) */
 const volatile __u32 domain_calls = 1;
 const volatile __u64 threshold_bytes = 2ull << 20;
+/* The reader is woken when the records waiting reach a multiple of wakeup_bytes (a power of two:
+ * user space sets a sixteenth of the ring buffer), and finds the others when its wait times out.
+ * 0: the ring buffer's own rule, a wakeup whenever the reader had caught up, which at low rates
+ * is one per record, each an interrupt to this CPU (trapped, in a VM) and a switch to the reader */
+const volatile __u64 wakeup_bytes;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -110,6 +115,24 @@ struct {
 	__type(key, struct domain_device);
 	__type(value, __u8);
 } domain_devices_seen SEC(".maps");
+
+/* A record's bytes in the ring buffer: the record and the buffer's 8-byte header, 8-aligned */
+#define RECORD_BYTES ((sizeof(struct it_event) + 8 + 7) & ~7ull)
+
+/* Submits e, waking the reader only when the records waiting (e included) have just reached a
+ * multiple of wakeup_bytes; one producer passes each multiple by exactly one record, several on
+ * other CPUs may pass one unseen, and the reader's timeout then bounds the wait. */
+static __always_inline void submit(struct it_event *e)
+{
+	__u64 avail, flags = 0;
+
+	if (wakeup_bytes) {
+		avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
+		flags = avail >= wakeup_bytes && (avail & (wakeup_bytes - 1)) < RECORD_BYTES ?
+			BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+	}
+	bpf_ringbuf_submit(e, flags);
+}
 
 /* A record of kind stamped with the time and the current thread, or NULL when the ring buffer is
  * full (counted in drops). The thread is read from its task_struct: its comm in two 8-byte
@@ -322,7 +345,7 @@ static __always_inline void report_domain(__u64 domain, __u32 probe_id)
 	e->domain.pgsize_bitmap = BPF_CORE_READ(d, pgsize_bitmap);
 	e->domain.type = BPF_CORE_READ(d, type);
 	e->domain.pad = 0;
-	bpf_ringbuf_submit(e, 0);
+	submit(e);
 }
 
 static __always_inline int on_domain_call(__u64 domain, __u64 size, __u32 slot)
@@ -359,7 +382,7 @@ static __always_inline int on_map(__u64 iova, __u64 paddr, __u64 size)
 	e->map.iova = iova;
 	e->map.paddr = paddr;
 	e->map.size = size;
-	bpf_ringbuf_submit(e, 0);
+	submit(e);
 	return 0;
 }
 
@@ -384,7 +407,7 @@ static __always_inline int on_unmap(__u64 iova, __u64 size, __u64 unmapped)
 	e->unmap.iova = iova;
 	e->unmap.size = size;
 	e->unmap.unmapped_size = unmapped;
-	bpf_ringbuf_submit(e, 0);
+	submit(e);
 	return 0;
 }
 
@@ -421,7 +444,7 @@ static __always_inline int on_device(__u32 kind, __u32 tp, struct device *dev, _
 	}
 	e->device.domain = (__u64)domain;
 	e->device.domain_type = domain ? BPF_CORE_READ(domain, type) : 0;
-	bpf_ringbuf_submit(e, 0);
+	submit(e);
 	return 0;
 }
 
@@ -435,7 +458,7 @@ static __always_inline int on_fault(struct device *dev, __u64 iova, int flags)
 	e->fault.flags = flags;
 	e->fault.pad = 0;
 	read_dev_name(e->fault.dev_name, dev);
-	bpf_ringbuf_submit(e, 0);
+	submit(e);
 	return 0;
 }
 
@@ -455,7 +478,7 @@ static __always_inline int on_qi_submit(__u64 qw0, __u64 qw1, __u64 qw2, __u64 q
 	e->qi.qw[1] = qw1;
 	e->qi.qw[2] = qw2;
 	e->qi.qw[3] = qw3;
-	bpf_ringbuf_submit(e, 0);
+	submit(e);
 	return 0;
 }
 
@@ -486,7 +509,7 @@ static __always_inline int on_cache_tag_flush(__u32 tp, struct cache_tag *tag, _
 		e->flush.domain_id = BPF_CORE_READ(tag, domain_id);
 		read_dev_name(e->flush.dev_name, BPF_CORE_READ(tag, dev));
 	}
-	bpf_ringbuf_submit(e, 0);
+	submit(e);
 	return 0;
 }
 
@@ -522,7 +545,7 @@ static __always_inline int on_device_call(struct device *dev, __u32 slot)
 	e->device.group_id = BPF_CORE_READ(dev, iommu_group, id);
 	e->device.domain_type = BPF_CORE_READ(domain, type);
 	read_dev_name(e->device.dev_name, dev);
-	bpf_ringbuf_submit(e, 0);
+	submit(e);
 	return 0;
 }
 
@@ -545,7 +568,7 @@ static __always_inline int on_driver(__u32 kind, __u32 probe_id, __u32 call, __u
 	e->driver.pgsize = pgsize;
 	e->driver.pgcount = pgcount;
 	e->driver.len = len;
-	bpf_ringbuf_submit(e, 0);
+	submit(e);
 	return 0;
 }
 

@@ -11,6 +11,9 @@
 #include "iommutrace.skel.h"
 
 #define DEFAULT_RINGBUF (16u << 20)
+/* the reader is woken each time another 1/WAKEUP_PARTS of the ring buffer waits (the BPF
+ * handlers' submit()), else finds the records when its poll times out */
+#define WAKEUP_PARTS 16
 
 struct bpf_capture {
 	struct iommutrace_bpf *skel;
@@ -143,6 +146,7 @@ static size_t ringbuf_size(size_t want)
 static int open_and_load(struct bpf_capture *c, const struct bpf_capture_opts *opts)
 {
 	struct bpf_program *prog;
+	size_t ring;
 
 	c->skel = iommutrace_bpf__open();
 	if (!c->skel)
@@ -167,7 +171,10 @@ static int open_and_load(struct bpf_capture *c, const struct bpf_capture_opts *o
 	c->skel->rodata->domain_calls = c->plan->domain_calls;
 	c->skel->rodata->threshold_bytes = opts->threshold_bytes ? opts->threshold_bytes :
 				     CAPTURE_DEFAULT_THRESHOLD;
-	bpf_map__set_max_entries(c->skel->maps.events, ringbuf_size(opts->ringbuf_bytes));
+	ring = ringbuf_size(opts->ringbuf_bytes);
+	bpf_map__set_max_entries(c->skel->maps.events, ring);
+	/* a power of two, as the handlers' test of it needs */
+	c->skel->rodata->wakeup_bytes = ring / WAKEUP_PARTS;
 	/* preallocated: the per-event mode never counts, and pays one entry of each */
 	bpf_map__set_max_entries(c->skel->maps.aggregates, opts->mode == CAPTURE_PER_EVENT ? 1 :
 				 opts->aggregate_entries ? opts->aggregate_entries :
@@ -273,19 +280,32 @@ int bpf_capture_attach(struct bpf_capture *c)
 	return attached;
 }
 
+/* The ring buffer's reader, made on first use; 0 or a negative errno */
+static int ensure_reader(struct bpf_capture *c)
+{
+	if (!c->rb)
+		c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.events), deliver, c, NULL);
+	return c->rb ? 0 : -errno;
+}
+
+int bpf_capture_epoll_fd(struct bpf_capture *c)
+{
+	int ret = ensure_reader(c);
+
+	return ret ? ret : ring_buffer__epoll_fd(c->rb);
+}
+
 int bpf_capture_poll(struct bpf_capture *c, int timeout_ms, bpf_capture_event_fn fn, void *ctx)
 {
-	int ret;
+	int ret = ensure_reader(c);
 
-	if (!c->rb) {
-		c->rb = ring_buffer__new(bpf_map__fd(c->skel->maps.events), deliver, c, NULL);
-		if (!c->rb)
-			return -errno;
-	}
+	if (ret)
+		return ret;
 	c->fn = fn;
 	c->fn_ctx = ctx;
-	ret = timeout_ms ? ring_buffer__poll(c->rb, timeout_ms) : ring_buffer__consume(c->rb);
-	return ret;
+	ret = timeout_ms ? ring_buffer__poll(c->rb, timeout_ms) : 0;
+	/* records below the wakeup mark woke no one: the wait timed out, they are taken now */
+	return ret ? ret : ring_buffer__consume(c->rb);
 }
 
 void bpf_capture_detach(struct bpf_capture *c)

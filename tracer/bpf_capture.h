@@ -39,10 +39,15 @@ struct bpf_capture *bpf_capture_load(struct probe_plan *plan, const struct bpf_c
 /* Attaches every loaded program; marks each probe attached or not (reason). Returns the number
  * of probes attached. */
 int bpf_capture_attach(struct bpf_capture *c);
-/* Delivers the records waiting in the ring buffer, waiting up to timeout_ms for the first
- * (0: no wait). Returns the number delivered, or a negative errno (-EINTR on a signal). A
+/* Delivers the records waiting in the ring buffer, first waiting up to timeout_ms (0: no wait)
+ * for the handlers' wakeup, which comes only when a sixteenth of the ring buffer waits: fewer
+ * records are delivered when the wait times out, so a reader polls at an interval it can accept
+ * as their delay. Returns the number delivered, or a negative errno (-EINTR on a signal). A
  * negative return of fn stops delivery and is returned; that record counts as consumed. */
 int bpf_capture_poll(struct bpf_capture *c, int timeout_ms, bpf_capture_event_fn fn, void *ctx);
+/* The epoll fd bpf_capture_poll waits on (readable when the handlers woke it), or a negative
+ * errno. */
+int bpf_capture_epoll_fd(struct bpf_capture *c);
 /* Detaches every program (no more records are produced); the ring buffer can still be drained. */
 void bpf_capture_detach(struct bpf_capture *c);
 /* Calls fn for each (cpu, event kind) whose records were lost because the ring buffer was full. */

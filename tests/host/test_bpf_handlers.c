@@ -10,6 +10,7 @@
 #include <string.h>
 #include <pthread.h>
 #include <unistd.h>
+#include <sys/epoll.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <cmocka.h>
@@ -491,6 +492,43 @@ static void full_ring_buffer_counts_every_loss(void **state)
 	*state = f;
 }
 
+/* Whether the capture's reader is woken (its epoll fd readable) within wait_ms */
+static bool woken(struct fixture *f, int wait_ms)
+{
+	struct epoll_event ev;
+	int fd = bpf_capture_epoll_fd(f->cap);
+
+	assert_true(fd >= 0);
+	return epoll_wait(fd, &ev, 1, wait_ms) == 1;
+}
+
+/* The handlers wake the reader only when the records waiting reach another sixteenth of the ring
+ * buffer, not for each record that finds it caught up (the ring buffer's own rule); a poll that
+ * times out still delivers the records below that mark. */
+static void reader_is_woken_per_sixteenth_of_the_ring(void **state)
+{
+	struct fixture *f = load(64 << 10);
+	const uint64_t map_args[] = { 0x1000, 0x2000, 4096 };
+	const size_t mark = (64 << 10) / 16, record = (sizeof(struct it_event) + 8 + 7) & ~7ul;
+	uint64_t below = 0;
+
+	*state = f;
+	assert_false(woken(f, 0));
+	fire(f, "raw_map", map_args, 3);
+	assert_false(woken(f, 20));
+	assert_int_equal(bpf_capture_poll(f->cap, 1, on_event, f), 1);
+	/* from empty again: the records below the mark wake no one, the one reaching it does */
+	while ((below + 1) * record < mark) {
+		fire(f, "raw_map", map_args, 3);
+		below++;
+	}
+	assert_false(woken(f, 20));
+	fire(f, "raw_map", map_args, 3);
+	assert_true(woken(f, 1000));
+	drain(f);
+	assert_int_equal(f->delivered, below + 2);
+}
+
 /* A program the kernel will not load (here: tp_btf on a tracepoint this kernel lacks) is left out
  * with its reason, and the others load. */
 static void refused_program_is_left_out(void **state)
@@ -525,6 +563,7 @@ int main(void)
 		cmocka_unit_test_teardown(tracepoints_only_looks_up_no_call, teardown),
 		cmocka_unit_test_setup_teardown(device_fault_and_flush_rows, setup, teardown),
 		cmocka_unit_test_teardown(full_ring_buffer_counts_every_loss, teardown),
+		cmocka_unit_test_teardown(reader_is_woken_per_sixteenth_of_the_ring, teardown),
 		cmocka_unit_test_teardown(threshold_mode_rows_and_counts, teardown),
 		cmocka_unit_test_teardown(aggregate_mode_counts_all_and_flushes_growth, teardown),
 		cmocka_unit_test_teardown(flushed_classes_count_in_their_slots, teardown),

@@ -529,7 +529,6 @@ static void open_refuses_existing_foreign_and_newer_files(void **state)
 	rmdir(dir);
 }
 
-/* A version 1 file (no map_* tables) reads as it is and is migrated when opened for writing. */
 /* A new file has pages of 16 KiB; an existing file keeps its own page size, and either way a
  * checkpoint comes every 32 MiB of pages. */
 static void new_files_have_16k_pages_and_checkpoints_by_bytes(void **state)
@@ -556,6 +555,7 @@ static void new_files_have_16k_pages_and_checkpoints_by_bytes(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
+/* A version 1 file (no map_* tables) reads as it is and is migrated when opened for writing. */
 static void open_migrates_version_1(void **state)
 {
 	char dir[] = "/tmp/iommutrace-db-XXXXXX", path[128], err[256];

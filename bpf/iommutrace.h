@@ -129,10 +129,13 @@ enum it_capture_mode {
 };
 
 /* The value of domain_by_call: the IOMMU core call of a kind a thread entered last, its domain
- * and, where the function has one and the threshold mode reads it, its size (0: unknown). */
+ * and, where the function has one and the threshold mode reads it, its size (0: unknown);
+ * reported: a domain this thread's calls have seen reported (its IT_EV_DOMAIN record sent), so
+ * that its next calls into the same domain need not ask domains_seen (0: none). */
 struct it_call_state {
 	__u64 domain;
 	__u64 size;
+	__u64 reported;
 };
 
 /* alignment classes above this (1 GiB) are counted as this: no IOMMU page is larger */

@@ -253,10 +253,14 @@ static __always_inline __u32 align_class(__u64 addr)
 
 static __always_inline void add_counts(struct it_agg_value *v, __u64 bytes, __u64 pages)
 {
-	/* atomic: an interrupt on this CPU can count into the same class in between */
+	/* atomic: an interrupt on this CPU can count into the same class in between. Nothing is
+	 * added where nothing would be: the tracepoints count no pages, an invalidation neither
+	 * bytes nor pages (constants at those call sites, so the test goes too) */
 	__sync_fetch_and_add(&v->count, 1);
-	__sync_fetch_and_add(&v->bytes, bytes);
-	__sync_fetch_and_add(&v->pages, pages);
+	if (bytes)
+		__sync_fetch_and_add(&v->bytes, bytes);
+	if (pages)
+		__sync_fetch_and_add(&v->pages, pages);
 }
 
 /* Counts one call in its class's slot when user space published the class there. */

@@ -81,8 +81,11 @@ static int run_stats(int fd, __u64 *ns, __u64 *cnt)
 	return 0;
 }
 
-/* ns per run of fd over n test runs with args, or NAN */
-static double cost(struct subject *s, int fd, const uint64_t *args, size_t nargs, uint64_t n)
+/* ns per run of fd over n test runs with args, or NAN. gap_us 0: back to back, our ring buffer
+ * drained every BATCH runs; else a pause of gap_us after each run and no draining here (a reader
+ * thread drains it). */
+static double runs_cost(struct subject *s, int fd, const uint64_t *args, size_t nargs, uint64_t n,
+			unsigned int gap_us)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = args, .ctx_size_in = nargs * 8);
 	__u64 ns0, cnt0, ns1, cnt1;
@@ -95,13 +98,21 @@ static double cost(struct subject *s, int fd, const uint64_t *args, size_t nargs
 				strerror(errno));
 			return NAN;
 		}
-		if (i % BATCH == BATCH - 1)
+		if (gap_us)
+			usleep(gap_us);
+		else if (i % BATCH == BATCH - 1)
 			drain(s);
 	}
-	drain(s);
+	if (!gap_us)
+		drain(s);
 	if (run_stats(fd, &ns1, &cnt1) || cnt1 == cnt0)
 		return NAN;
 	return (double)(ns1 - ns0) / (double)(cnt1 - cnt0);
+}
+
+static double cost(struct subject *s, int fd, const uint64_t *args, size_t nargs, uint64_t n)
+{
+	return runs_cost(s, fd, args, nargs, n, 0);
 }
 
 /* The reader of our ring buffer in the paced rounds, as the recorder reads it: a thread
@@ -130,38 +141,22 @@ static void *waiting_reader_main(void *arg)
 static double paced_cost(struct subject *s, int fd, const uint64_t *args, size_t nargs,
 			 uint64_t n)
 {
-	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = args, .ctx_size_in = nargs * 8);
 	struct waiting_reader reader = { .cap = s->cap };
-	double ns = NAN;
-	__u64 ns0, cnt0, ns1, cnt1;
 	pthread_t thread;
+	double ns;
 
-	if (s->cap) {
-		drain(s);
-		if (pthread_create(&thread, NULL, waiting_reader_main, &reader)) {
-			fprintf(stderr, "bench_handler: cannot start the reader thread\n");
-			return NAN;
-		}
-		usleep(10000);	/* into its first wait */
+	if (!s->cap)
+		return runs_cost(s, fd, args, nargs, n, PACED_GAP_US);
+	drain(s);
+	if (pthread_create(&thread, NULL, waiting_reader_main, &reader)) {
+		fprintf(stderr, "bench_handler: cannot start the reader thread\n");
+		return NAN;
 	}
-	if (run_stats(fd, &ns0, &cnt0))
-		goto out;
-	for (uint64_t i = 0; i < n; i++) {
-		if (bpf_prog_test_run_opts(fd, &opts)) {
-			fprintf(stderr, "bench_handler: BPF_PROG_TEST_RUN failed: %s\n",
-				strerror(errno));
-			goto out;
-		}
-		usleep(PACED_GAP_US);
-	}
-	if (!run_stats(fd, &ns1, &cnt1) && cnt1 != cnt0)
-		ns = (double)(ns1 - ns0) / (double)(cnt1 - cnt0);
-out:
-	if (s->cap) {
-		atomic_store(&reader.stop, true);
-		pthread_join(thread, NULL);
-		s->delivered += reader.delivered;
-	}
+	usleep(10000);	/* into its first wait */
+	ns = runs_cost(s, fd, args, nargs, n, PACED_GAP_US);
+	atomic_store(&reader.stop, true);
+	pthread_join(thread, NULL);
+	s->delivered += reader.delivered;
 	return ns;
 }
 

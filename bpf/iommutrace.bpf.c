@@ -116,9 +116,6 @@ struct {
 	__type(value, __u8);
 } domain_devices_seen SEC(".maps");
 
-/* A record's bytes in the ring buffer: the record and the buffer's 8-byte header, 8-aligned */
-#define RECORD_BYTES ((sizeof(struct it_event) + 8 + 7) & ~7ull)
-
 /* Submits e, waking the reader only when the records waiting (e included) have just reached a
  * multiple of wakeup_bytes; one producer passes each multiple by exactly one record, several on
  * other CPUs may pass one unseen, and the reader's timeout then bounds the wait. */
@@ -128,7 +125,7 @@ static __always_inline void submit(struct it_event *e)
 
 	if (wakeup_bytes) {
 		avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
-		flags = avail >= wakeup_bytes && (avail & (wakeup_bytes - 1)) < RECORD_BYTES ?
+		flags = avail >= wakeup_bytes && (avail & (wakeup_bytes - 1)) < IT_RECORD_BYTES ?
 			BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
 	}
 	bpf_ringbuf_submit(e, flags);

@@ -119,6 +119,10 @@ struct it_event {
 		struct it_qi qi;
 		struct it_cache_tag_flush flush;
 	};
+
+/* The bytes one record takes in the ring buffer: the record and the buffer's 8-byte header,
+ * rounded up to 8 (the handlers wake the reader by this count; tests fill the buffer by it) */
+#define IT_RECORD_BYTES ((sizeof(struct it_event) + 8 + 7) & ~7ull)
 };
 
 /* What the programs do with map/unmap/driver/invalidation calls (rodata capture_mode) */

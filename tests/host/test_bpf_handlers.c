@@ -509,7 +509,7 @@ static void reader_is_woken_per_sixteenth_of_the_ring(void **state)
 {
 	struct fixture *f = load(64 << 10);
 	const uint64_t map_args[] = { 0x1000, 0x2000, 4096 };
-	const size_t mark = (64 << 10) / 16, record = (sizeof(struct it_event) + 8 + 7) & ~7ul;
+	const size_t mark = (64 << 10) / 16, record = IT_RECORD_BYTES;
 	uint64_t below = 0;
 
 	*state = f;

@@ -30,6 +30,13 @@ const volatile __u32 capture_mode = IT_MODE_PER_EVENT;
 /* 0 with --tracepoints-only: no program records the thread's core calls, so the handlers do not
  * look them up (a lookup in domain_by_call costs about 35 ns) */
 const volatile __u32 domain_calls = 1;
+/* The kinds of call (bits 1 << enum it_domain_call: map, unmap) whose domain the driver's own
+ * map_pages/unmap_pages calls give: their programs note themselves in driver_calls, and the
+ * tracepoints take the domain from there when their thread made the call and its IOVA lies in
+ * their range. Set by user space where every IOMMU of the machine maps through a probed driver
+ * function (then the core calls of those kinds are left unattached, which saves two programs per
+ * map or unmap); never in the threshold mode, whose driver records ask the core call's size. */
+const volatile __u32 driver_domains;
 const volatile __u64 threshold_bytes = 2ull << 20;
 /* The reader is woken when the records waiting reach a multiple of wakeup_bytes (a power of two:
  * user space sets a sixteenth of the ring buffer), and finds the others when its wait times out.
@@ -60,6 +67,18 @@ struct {
 	__type(key, __u64);
 	__type(value, struct it_call_state);
 } domain_by_call SEC(".maps");
+
+/* For driver_domains: the last driver call of each kind on each CPU (struct it_driver_call). Per
+ * CPU rather than per thread: its lookup costs a fraction of one in the LRU hash, and the
+ * driver call and the tracepoint that follows it run on one CPU, with nothing that sleeps in
+ * between; a thread moved or preempted there finds another thread's call (tid) and takes no
+ * domain. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, IT_CALL_ATTACH + 1);
+	__type(key, __u32);
+	__type(value, struct it_driver_call);
+} driver_calls SEC(".maps");
 
 /* aggregate and threshold modes: counters per class of call, per CPU, cumulative (never deleted:
  * a handler may hold a value's pointer); preallocated, max_entries set by user space */
@@ -207,6 +226,43 @@ static __always_inline __u64 running_call_domain(__u32 call)
 	struct it_call_state *cs = running_call(call);
 
 	return cs ? cs->domain : 0;
+}
+
+/* The domain of a map or unmap event of kind call over [iova, iova + size) made by thread id
+ * (bpf_get_current_pid_tgid()): for driver_domains, that of the driver call of this thread
+ * before it on this CPU when the call started inside the range (else it was another call's: an
+ * interrupt's on this thread, or one whose event never fired); else, or failing that, the
+ * thread's current core call's (attached where a driver probe was not). *flags gets where the
+ * domain came from; 0 and no flag when unknown. */
+static __always_inline __u64 event_domain(__u32 call, __u64 id, __u64 iova, __u64 size,
+					  __u32 *flags)
+{
+	struct it_call_state *cs;
+
+	*flags = 0;
+	if (driver_domains & (1u << call)) {
+		struct it_driver_call *dc = bpf_map_lookup_elem(&driver_calls, &call);
+
+		if (dc && dc->domain && dc->tid == (__u32)id && dc->iova - iova < size) {
+			*flags = IT_F_DOMAIN_FROM_DRIVER;
+			return dc->domain;
+		}
+	}
+	cs = current_call(call, id);
+	if (!cs || !cs->domain)
+		return 0;
+	*flags = IT_F_DOMAIN_FROM_CALL;
+	return cs->domain;
+}
+
+/* event_domain for the running thread, which it asks for only when there is a call to look up */
+static __always_inline __u64 running_event_domain(__u32 call, __u64 iova, __u64 size)
+{
+	__u32 flags;
+
+	if (!domain_calls)
+		return 0;
+	return event_domain(call, bpf_get_current_pid_tgid(), iova, size, &flags);
 }
 
 /* floor(log2(v)) for v > 0, without a loop (the BPF target has no count-leading-zeros) */
@@ -386,21 +442,38 @@ static __always_inline int on_domain_call(__u64 domain, __u64 size, __u32 slot)
 	return 0;
 }
 
+/* For driver_domains: makes a driver map_pages/unmap_pages call this CPU's last of its kind,
+ * and reports its domain on first sight. */
+static __always_inline void enter_driver_call(__u32 call, __u64 domain, __u64 iova,
+					      __u32 probe_id)
+{
+	struct it_driver_call *dc = bpf_map_lookup_elem(&driver_calls, &call);
+
+	if (!dc)
+		return;
+	dc->domain = domain;
+	dc->iova = iova;
+	dc->tid = (__u32)bpf_get_current_pid_tgid();
+	if (domain && dc->reported != domain && report_domain(domain, probe_id))
+		dc->reported = domain;
+}
+
 static __always_inline int on_map(__u64 iova, __u64 paddr, __u64 size)
 {
 	struct it_event *e;
+	__u32 flags;
 	__u64 id;
 
 	if (counted(size)) {
-		aggregate(IT_EV_MAP, running_call_domain(IT_CALL_MAP), size, 0,
+		aggregate(IT_EV_MAP, running_event_domain(IT_CALL_MAP, iova, size), size, 0,
 			  align_class(iova | paddr), size, 0);
 		return 0;
 	}
 	e = reserve(IT_EV_MAP, tp_probe[IT_TP_MAP], &id);
 	if (!e)
 		return 0;
-	e->map.domain = call_domain(IT_CALL_MAP, id);
-	e->h.flags = e->map.domain ? IT_F_DOMAIN_FROM_CALL : 0;
+	e->map.domain = event_domain(IT_CALL_MAP, id, iova, size, &flags);
+	e->h.flags = flags;
 	e->map.iova = iova;
 	e->map.paddr = paddr;
 	e->map.size = size;
@@ -411,21 +484,22 @@ static __always_inline int on_map(__u64 iova, __u64 paddr, __u64 size)
 static __always_inline int on_unmap(__u64 iova, __u64 size, __u64 unmapped)
 {
 	struct it_event *e;
+	__u32 flags;
 	__u64 id;
 
 	/* classed by what it took away when that is more than it asked for: VFIO type1 unmaps a
 	 * page-sized request and the driver removes the whole large page around it (AMD-Vi: 4 KiB
 	 * asked, 1 GiB unmapped), which is the unmap of a big mapping */
 	if (counted(unmapped > size ? unmapped : size)) {
-		aggregate(IT_EV_UNMAP, running_call_domain(IT_CALL_UNMAP), size, 0,
+		aggregate(IT_EV_UNMAP, running_event_domain(IT_CALL_UNMAP, iova, size), size, 0,
 			  align_class(iova), unmapped, 0);
 		return 0;
 	}
 	e = reserve(IT_EV_UNMAP, tp_probe[IT_TP_UNMAP], &id);
 	if (!e)
 		return 0;
-	e->unmap.domain = call_domain(IT_CALL_UNMAP, id);
-	e->h.flags = e->unmap.domain ? IT_F_DOMAIN_FROM_CALL : 0;
+	e->unmap.domain = event_domain(IT_CALL_UNMAP, id, iova, size, &flags);
+	e->h.flags = flags;
 	e->unmap.iova = iova;
 	e->unmap.size = size;
 	e->unmap.unmapped_size = unmapped;
@@ -571,12 +645,16 @@ static __always_inline int on_device_call(struct device *dev, __u32 slot)
 	return 0;
 }
 
-/* call: the kind of IOMMU core call the driver call runs in (the threshold mode asks its size) */
+/* call: the kind of IOMMU core call the driver call runs in (the threshold mode asks its size;
+ * for driver_domains, a map_pages or unmap_pages call stands in for it) */
 static __always_inline int on_driver(__u32 kind, __u32 probe_id, __u32 call, __u64 domain,
 				     __u64 iova, __u64 paddr, __u64 pgsize, __u64 pgcount, __u64 len)
 {
 	struct it_event *e;
 
+	if (kind != IT_EV_DRIVER_MAP_RANGE && capture_mode != IT_MODE_THRESHOLD &&
+	    (driver_domains & (1u << call)))
+		enter_driver_call(call, domain, iova, probe_id);
 	if (driver_counted(call)) {
 		aggregate(kind, domain, len, pgsize, align_class(iova | paddr), len, pgcount);
 		return 0;

@@ -46,6 +46,9 @@ struct it_event_header {
 #define IT_F_DOMAIN_FROM_CALL (1u << 0)
 /* The domain came from dev->iommu_group->domain at the time of the event */
 #define IT_F_DOMAIN_FROM_GROUP (1u << 1)
+/* The domain of a map/unmap came from the driver's map_pages/unmap_pages call its thread made
+ * last on its CPU, inside the event's IOVA range (where the core calls are not probed) */
+#define IT_F_DOMAIN_FROM_DRIVER (1u << 2)
 
 struct it_map {
 	__u64 domain;
@@ -140,6 +143,18 @@ struct it_call_state {
 	__u64 domain;
 	__u64 size;
 	__u64 reported;
+};
+
+/* The value of driver_calls (per CPU, indexed by enum it_domain_call), for the kinds whose
+ * domain the driver calls give (driver_domains): the last driver map_pages/unmap_pages call of
+ * that kind on this CPU, made by thread tid, starting at iova, into domain; reported as in
+ * it_call_state, for this CPU's calls. */
+struct it_driver_call {
+	__u64 domain;
+	__u64 iova;
+	__u64 reported;
+	__u32 tid;
+	__u32 pad;
 };
 
 /* alignment classes above this (1 GiB) are counted as this: no IOMMU page is larger */

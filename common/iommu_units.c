@@ -175,10 +175,22 @@ static void read_amd(const char *root, const char *unit_dir, struct iommu_unit *
 	}
 }
 
+/* The vendor of the unit in dir, by the register directory its driver adds. */
+static enum iommu_vendor unit_vendor(const char *dir)
+{
+	char sub[PATH_MAX];
+
+	if (!sysfs_path(sub, sizeof(sub), dir, "/intel-iommu") && is_dir(sub))
+		return IOMMU_VENDOR_INTEL;
+	if (!sysfs_path(sub, sizeof(sub), dir, "/amd-iommu") && is_dir(sub))
+		return IOMMU_VENDOR_AMD;
+	return IOMMU_VENDOR_OTHER;
+}
+
 static void read_unit(const char *root, const char *class_dir, const char *name,
 		      struct iommu_unit *u)
 {
-	char dir[PATH_MAX], sub[PATH_MAX];
+	char dir[PATH_MAX];
 
 	memset(u, 0, sizeof(*u));
 	strcpy(u->name, name);
@@ -187,15 +199,11 @@ static void read_unit(const char *root, const char *class_dir, const char *name,
 		sysfs_report(class_dir, errno);
 		return;
 	}
-	if (!sysfs_path(sub, sizeof(sub), dir, "/intel-iommu") && is_dir(sub)) {
-		u->vendor = IOMMU_VENDOR_INTEL;
+	u->vendor = unit_vendor(dir);
+	if (u->vendor == IOMMU_VENDOR_INTEL)
 		read_intel(dir, u);
-	} else if (!sysfs_path(sub, sizeof(sub), dir, "/amd-iommu") && is_dir(sub)) {
-		u->vendor = IOMMU_VENDOR_AMD;
+	else if (u->vendor == IOMMU_VENDOR_AMD)
 		read_amd(root, dir, u);
-	} else {
-		u->vendor = IOMMU_VENDOR_OTHER;
-	}
 }
 
 static int compare_units(const void *a, const void *b)
@@ -242,4 +250,24 @@ int iommu_units_read(const char *root, struct iommu_unit **units, size_t *n)
 	*units = list.items;
 	*n = list.n;
 	return 0;
+}
+
+static int add_vendor(const char *class_dir, const char *name, void *ctx)
+{
+	char dir[PATH_MAX];
+
+	if (sysfs_path(dir, sizeof(dir), class_dir, "/%s", name))
+		*(unsigned *)ctx |= 1u << IOMMU_VENDOR_OTHER;
+	else
+		*(unsigned *)ctx |= 1u << unit_vendor(dir);
+	return 0;
+}
+
+unsigned iommu_units_vendors(const char *root)
+{
+	unsigned vendors = 0;
+
+	if (sysfs_for_each_entry(root, "/sys/class/iommu", "IOMMU units", add_vendor, &vendors))
+		return 1u << IOMMU_VENDOR_OTHER;
+	return vendors;
 }

@@ -45,6 +45,10 @@ struct iommu_unit {
  * memory (logged). Free *units with free(). */
 int iommu_units_read(const char *root, struct iommu_unit **units, size_t *n);
 
+/* The vendors of the units under ROOT/sys/class/iommu, as bits 1 << enum iommu_vendor; 0 when
+ * there are none or the directory cannot be read (logged). Reads no register. */
+unsigned iommu_units_vendors(const char *root);
+
 /* "intel", "amd", "other": the iommus.vendor column. */
 const char *iommu_vendor_name(enum iommu_vendor vendor);
 

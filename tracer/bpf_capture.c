@@ -22,6 +22,8 @@ struct bpf_capture {
 	struct ring_buffer *rb;
 	bpf_capture_event_fn fn;
 	void *fn_ctx;
+	/* the kinds of core call whose domain the driver calls give (rodata driver_domains) */
+	unsigned driver_domains;
 };
 
 /* The program libbpf last warned about ("libbpf: prog 'NAME': ..."), so that when a load fails the
@@ -169,6 +171,9 @@ static int open_and_load(struct bpf_capture *c, const struct bpf_capture_opts *o
 	set_probe_ids(c);
 	c->skel->rodata->capture_mode = (__u32)opts->mode;
 	c->skel->rodata->domain_calls = c->plan->domain_calls;
+	/* the threshold mode's driver records ask the size of the core call around them */
+	c->driver_domains = opts->mode == CAPTURE_THRESHOLD ? 0 : probe_plan_driver_domains(c->plan);
+	c->skel->rodata->driver_domains = c->driver_domains;
 	c->skel->rodata->threshold_bytes = opts->threshold_bytes ? opts->threshold_bytes :
 				     CAPTURE_DEFAULT_THRESHOLD;
 	ring = ringbuf_size(opts->ringbuf_bytes);
@@ -258,24 +263,65 @@ static int deliver(void *ctx, void *data, size_t size)
 	return c->fn(&e, c->fn_ctx);
 }
 
-int bpf_capture_attach(struct bpf_capture *c)
+static bool attach_one(struct bpf_capture *c, size_t i)
 {
-	int attached = 0;
+	struct probe *p = &c->plan->probes[i];
+	struct bpf_program *prog = probe_program(c, p);
+
+	if (!prog)
+		return false;
+	c->links[i] = attach_probe(c, p, prog);
+	if (!c->links[i]) {
+		snprintf(p->reason, sizeof(p->reason), "%s attach failed: %s",
+			 probe_mech_name(p->mech), strerror(errno));
+		return false;
+	}
+	p->attached = true;
+	return true;
+}
+
+/* The kinds of core call (bits 1 << enum it_domain_call) whose domain the attached driver calls
+ * give: of c->driver_domains, those whose every loaded driver probe attached. */
+static unsigned attached_driver_domains(const struct bpf_capture *c)
+{
+	unsigned kinds = c->driver_domains;
 
 	for (size_t i = 0; i < c->plan->count; i++) {
-		struct probe *p = &c->plan->probes[i];
-		struct bpf_program *prog = probe_program(c, p);
+		const struct probe *p = &c->plan->probes[i];
 
-		if (!prog)
+		if (p->mech == MECH_NONE || p->attached)
 			continue;
-		c->links[i] = attach_probe(c, p, prog);
-		if (!c->links[i]) {
-			snprintf(p->reason, sizeof(p->reason), "%s attach failed: %s",
-				 probe_mech_name(p->mech), strerror(errno));
+		if (p->role == ROLE_DRIVER_MAP)
+			kinds &= ~(1u << IT_CALL_MAP);
+		else if (p->role == ROLE_DRIVER_UNMAP)
+			kinds &= ~(1u << IT_CALL_UNMAP);
+	}
+	return kinds;
+}
+
+int bpf_capture_attach(struct bpf_capture *c)
+{
+	unsigned from_drivers;
+	int attached = 0;
+
+	for (size_t i = 0; i < c->plan->count; i++)
+		if (c->plan->probes[i].role != ROLE_DOMAIN_CALL)
+			attached += attach_one(c, i);
+	/* a core call whose domain the driver calls inside it give is not attached: it would
+	 * cost a program per call and say nothing more (its programs stay loaded, unused) */
+	from_drivers = attached_driver_domains(c);
+	for (size_t i = 0; i < c->plan->count; i++) {
+		struct probe *p = &c->plan->probes[i];
+
+		if (p->role != ROLE_DOMAIN_CALL)
+			continue;
+		if (p->mech != MECH_NONE && (from_drivers & (1u << p->call))) {
+			snprintf(p->reason, sizeof(p->reason), "not needed: the driver's %s calls "
+				 "give the domain", p->call == IT_CALL_MAP ? "map_pages" :
+				 "unmap_pages");
 			continue;
 		}
-		p->attached = true;
-		attached++;
+		attached += attach_one(c, i);
 	}
 	return attached;
 }

@@ -36,8 +36,9 @@ struct bpf_capture_opts {
  * per-event, 16 MiB ring buffer). On failure returns NULL with one line in err. */
 struct bpf_capture *bpf_capture_load(struct probe_plan *plan, const struct bpf_capture_opts *opts,
 				     char *err, size_t errlen);
-/* Attaches every loaded program; marks each probe attached or not (reason). Returns the number
- * of probes attached. */
+/* Attaches every loaded program, but the IOMMU core calls whose domain the driver calls give
+ * (probe_plan_driver_domains, outside the threshold mode: only when all those driver probes
+ * attached); marks each probe attached or not (reason). Returns the number of probes attached. */
 int bpf_capture_attach(struct bpf_capture *c);
 /* Delivers the records waiting in the ring buffer, first waiting up to timeout_ms (0: no wait)
  * for the handlers' wakeup, which comes only when a sixteenth of the ring buffer waits: fewer

@@ -542,6 +542,8 @@ static uint64_t domain_pgsizes(const struct event_writer *w, uint64_t domain)
 
 static const char *domain_source(uint32_t flags)
 {
+	if (flags & IT_F_DOMAIN_FROM_DRIVER)
+		return "driver";
 	if (flags & IT_F_DOMAIN_FROM_CALL)
 		return "call";
 	if (flags & IT_F_DOMAIN_FROM_GROUP)

@@ -5,6 +5,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include "common/iommu_units.h"
 #include "common/log.h"
 #include "probe_plan.h"
 
@@ -44,7 +45,12 @@ struct function_def {
 	enum it_domain_call call;
 	/* domain calls: 1-based position of the call's size argument, 0 when it has none */
 	uint32_t size_arg;
+	/* driver functions: the IOMMUs whose domains they map (bits 1 << enum iommu_vendor) */
+	unsigned vendors;
 };
+
+#define INTEL (1u << IOMMU_VENDOR_INTEL)
+#define AMD (1u << IOMMU_VENDOR_AMD)
 
 /* Every function of a role that the running kernel has gets a slot; names differ across kernels
  * (comments say where each exists), which is why presence is probed, never assumed. */
@@ -54,44 +60,45 @@ static const struct function_def functions[] = {
 	 * take (domain, iova, paddr, size, ...), the unmap ones (domain, iova, size, ...);
 	 * iommu_map_sg(domain, iova, sg, nents, ...) has no size: it maps each run of its list
 	 * through __iommu_map (6.1) or iommu_map_nosync (later), whose size then counts. */
-	{ "__iommu_map", ROLE_DOMAIN_CALL, IT_CALL_MAP, 4 },
-	{ "_iommu_map", ROLE_DOMAIN_CALL, IT_CALL_MAP, 4 },
-	{ "iommu_map_nosync", ROLE_DOMAIN_CALL, IT_CALL_MAP, 4 },
-	{ "iommu_map", ROLE_DOMAIN_CALL, IT_CALL_MAP, 4 },
-	{ "iommu_map_atomic", ROLE_DOMAIN_CALL, IT_CALL_MAP, 4 },
-	{ "iommu_map_sg", ROLE_DOMAIN_CALL, IT_CALL_MAP, 0 },
-	{ "__iommu_unmap", ROLE_DOMAIN_CALL, IT_CALL_UNMAP, 3 },
-	{ "iommu_unmap", ROLE_DOMAIN_CALL, IT_CALL_UNMAP, 3 },
-	{ "iommu_unmap_fast", ROLE_DOMAIN_CALL, IT_CALL_UNMAP, 3 },
-	{ "__iommu_attach_device", ROLE_DOMAIN_CALL, IT_CALL_ATTACH, 0 },
+	{ "__iommu_map", ROLE_DOMAIN_CALL, IT_CALL_MAP, 4, 0 },
+	{ "_iommu_map", ROLE_DOMAIN_CALL, IT_CALL_MAP, 4, 0 },
+	{ "iommu_map_nosync", ROLE_DOMAIN_CALL, IT_CALL_MAP, 4, 0 },
+	{ "iommu_map", ROLE_DOMAIN_CALL, IT_CALL_MAP, 4, 0 },
+	{ "iommu_map_atomic", ROLE_DOMAIN_CALL, IT_CALL_MAP, 4, 0 },
+	{ "iommu_map_sg", ROLE_DOMAIN_CALL, IT_CALL_MAP, 0, 0 },
+	{ "__iommu_unmap", ROLE_DOMAIN_CALL, IT_CALL_UNMAP, 3, 0 },
+	{ "iommu_unmap", ROLE_DOMAIN_CALL, IT_CALL_UNMAP, 3, 0 },
+	{ "iommu_unmap_fast", ROLE_DOMAIN_CALL, IT_CALL_UNMAP, 3, 0 },
+	{ "__iommu_attach_device", ROLE_DOMAIN_CALL, IT_CALL_ATTACH, 0, 0 },
 	/* drivers, map_pages(domain, iova, paddr, pgsize, pgcount, ...): Intel and AMD up to
-	 * 6.18, the generic page table's per-format functions on 6.19-7.0 */
-	{ "intel_iommu_map_pages", ROLE_DRIVER_MAP, IT_CALL_NONE, 0 },
-	{ "amd_iommu_map_pages", ROLE_DRIVER_MAP, IT_CALL_NONE, 0 },
-	{ "pt_iommu_vtdss_map_pages", ROLE_DRIVER_MAP, IT_CALL_NONE, 0 },
-	{ "pt_iommu_x86_64_map_pages", ROLE_DRIVER_MAP, IT_CALL_NONE, 0 },
-	{ "pt_iommu_amdv1_map_pages", ROLE_DRIVER_MAP, IT_CALL_NONE, 0 },
-	{ "intel_iommu_unmap_pages", ROLE_DRIVER_UNMAP, IT_CALL_NONE, 0 },
-	{ "amd_iommu_unmap_pages", ROLE_DRIVER_UNMAP, IT_CALL_NONE, 0 },
-	{ "pt_iommu_vtdss_unmap_pages", ROLE_DRIVER_UNMAP, IT_CALL_NONE, 0 },
-	{ "pt_iommu_x86_64_unmap_pages", ROLE_DRIVER_UNMAP, IT_CALL_NONE, 0 },
-	{ "pt_iommu_amdv1_unmap_pages", ROLE_DRIVER_UNMAP, IT_CALL_NONE, 0 },
+	 * 6.18, the generic page table's per-format functions on 6.19-7.0 (VT-d second stage;
+	 * x86-64 format: VT-d first stage and AMD v2; AMD v1) */
+	{ "intel_iommu_map_pages", ROLE_DRIVER_MAP, IT_CALL_NONE, 0, INTEL },
+	{ "amd_iommu_map_pages", ROLE_DRIVER_MAP, IT_CALL_NONE, 0, AMD },
+	{ "pt_iommu_vtdss_map_pages", ROLE_DRIVER_MAP, IT_CALL_NONE, 0, INTEL },
+	{ "pt_iommu_x86_64_map_pages", ROLE_DRIVER_MAP, IT_CALL_NONE, 0, INTEL | AMD },
+	{ "pt_iommu_amdv1_map_pages", ROLE_DRIVER_MAP, IT_CALL_NONE, 0, AMD },
+	{ "intel_iommu_unmap_pages", ROLE_DRIVER_UNMAP, IT_CALL_NONE, 0, INTEL },
+	{ "amd_iommu_unmap_pages", ROLE_DRIVER_UNMAP, IT_CALL_NONE, 0, AMD },
+	{ "pt_iommu_vtdss_unmap_pages", ROLE_DRIVER_UNMAP, IT_CALL_NONE, 0, INTEL },
+	{ "pt_iommu_x86_64_unmap_pages", ROLE_DRIVER_UNMAP, IT_CALL_NONE, 0, INTEL | AMD },
+	{ "pt_iommu_amdv1_unmap_pages", ROLE_DRIVER_UNMAP, IT_CALL_NONE, 0, AMD },
 	/* 7.1 on: the core calls map_range and the leaf size is chosen inside it */
-	{ "vtdss_map_range", ROLE_DRIVER_MAP_RANGE, IT_CALL_NONE, 0 },
-	{ "x86_64_map_range", ROLE_DRIVER_MAP_RANGE, IT_CALL_NONE, 0 },
-	{ "amdv1_map_range", ROLE_DRIVER_MAP_RANGE, IT_CALL_NONE, 0 },
+	{ "vtdss_map_range", ROLE_DRIVER_MAP_RANGE, IT_CALL_NONE, 0, INTEL },
+	{ "x86_64_map_range", ROLE_DRIVER_MAP_RANGE, IT_CALL_NONE, 0, INTEL | AMD },
+	{ "amdv1_map_range", ROLE_DRIVER_MAP_RANGE, IT_CALL_NONE, 0, AMD },
 	/* dma-iommu: every mapping of a DMA API user goes through __iommu_dma_map but
 	 * scatterlists, which iommu_dma_map_sg maps itself; the exported entry points stand in
 	 * where the static function is inlined (iommu_dma_map_phys replaced map_page in 6.17) */
-	{ "__iommu_dma_map", ROLE_DEVICE_CALL, IT_CALL_NONE, 0 },
-	{ "iommu_dma_map_sg", ROLE_DEVICE_CALL, IT_CALL_NONE, 0 },
-	{ "iommu_dma_map_page", ROLE_DEVICE_CALL, IT_CALL_NONE, 0 },
-	{ "iommu_dma_map_phys", ROLE_DEVICE_CALL, IT_CALL_NONE, 0 },
-	{ "iommu_dma_map_resource", ROLE_DEVICE_CALL, IT_CALL_NONE, 0 },
-	{ "iommu_dma_alloc", ROLE_DEVICE_CALL, IT_CALL_NONE, 0 },
+	{ "__iommu_dma_map", ROLE_DEVICE_CALL, IT_CALL_NONE, 0, 0 },
+	{ "iommu_dma_map_sg", ROLE_DEVICE_CALL, IT_CALL_NONE, 0, 0 },
+	{ "iommu_dma_map_page", ROLE_DEVICE_CALL, IT_CALL_NONE, 0, 0 },
+	{ "iommu_dma_map_phys", ROLE_DEVICE_CALL, IT_CALL_NONE, 0, 0 },
+	{ "iommu_dma_map_resource", ROLE_DEVICE_CALL, IT_CALL_NONE, 0, 0 },
+	{ "iommu_dma_alloc", ROLE_DEVICE_CALL, IT_CALL_NONE, 0, 0 },
 	/* the IOVA-link API (6.16 on), through which the block layer maps NVMe I/O on 7.x */
-	{ "dma_iova_try_alloc", ROLE_DEVICE_CALL, IT_CALL_NONE, 0 },
-	{ "dma_iova_link", ROLE_DEVICE_CALL, IT_CALL_NONE, 0 },
+	{ "dma_iova_try_alloc", ROLE_DEVICE_CALL, IT_CALL_NONE, 0, 0 },
+	{ "dma_iova_link", ROLE_DEVICE_CALL, IT_CALL_NONE, 0, 0 },
 };
 
 const char *probe_mech_name(enum probe_mech mech)
@@ -267,12 +274,13 @@ static void plan_functions(struct probe_plan *plan, const struct btf *btf)
 	for (size_t i = 0; i < sizeof(functions) / sizeof(functions[0]); i++) {
 		const struct function_def *f = &functions[i];
 		struct probe p = { .role = f->role, .target = f->name, .call = f->call,
-				   .size_arg = f->size_arg,
+				   .size_arg = f->size_arg, .vendors = f->vendors,
 				   .optional = true };
 		char why[160] = "";
 		int id = btf__find_by_name_kind(btf, f->name, BTF_KIND_FUNC);
 		int slot = next_slot(plan, f->role);
 
+		p.in_kernel = id >= 0;
 		if (id < 0) {
 			snprintf(p.reason, sizeof(p.reason), "function not in this kernel");
 		} else if (slot >= slot_count(f->role)) {
@@ -307,6 +315,7 @@ int probe_plan_build(struct probe_plan *plan, const struct probe_plan_opts *opts
 	btf = btf__load_vmlinux_btf();
 	plan->have_btf = btf != NULL;
 	plan->domain_calls = !opts->iommu_tracepoints_only;
+	plan->iommu_vendors = iommu_units_vendors(NULL);
 	if (!btf)
 		snprintf(err, errlen, "the kernel has no BTF (/sys/kernel/btf/vmlinux: %s)",
 			 strerror(errno));
@@ -315,6 +324,51 @@ int probe_plan_build(struct probe_plan *plan, const struct probe_plan_opts *opts
 		plan_functions(plan, btf);
 	btf__free(btf);
 	return plan->have_btf ? 0 : -1;
+}
+
+/* Whether the drivers' functions of role give the domain of every call of theirs: the machine
+ * has IOMMUs, each of a vendor for which this kernel has a function of the role, and every such
+ * function the kernel has is probed. */
+static bool drivers_cover(const struct probe_plan *plan, enum probe_role role)
+{
+	unsigned covered = 0;
+
+	if (!plan->iommu_vendors || plan->iommu_vendors & ~(INTEL | AMD))
+		return false;
+	for (size_t i = 0; i < plan->count; i++) {
+		const struct probe *p = &plan->probes[i];
+
+		if (p->role != role || !p->in_kernel || !(p->vendors & plan->iommu_vendors))
+			continue;
+		if (p->mech == MECH_NONE)
+			return false;
+		covered |= p->vendors;
+	}
+	return (plan->iommu_vendors & ~covered) == 0;
+}
+
+/* Whether the kernel has a map_range function for one of the machine's IOMMUs (its record takes
+ * the domain of the core map call around it). */
+static bool has_map_range(const struct probe_plan *plan)
+{
+	for (size_t i = 0; i < plan->count; i++)
+		if (plan->probes[i].role == ROLE_DRIVER_MAP_RANGE && plan->probes[i].in_kernel &&
+		    (plan->probes[i].vendors & plan->iommu_vendors))
+			return true;
+	return false;
+}
+
+unsigned probe_plan_driver_domains(const struct probe_plan *plan)
+{
+	unsigned kinds = 0;
+
+	if (!plan->domain_calls)
+		return 0;
+	if (drivers_cover(plan, ROLE_DRIVER_MAP) && !has_map_range(plan))
+		kinds |= 1u << IT_CALL_MAP;
+	if (drivers_cover(plan, ROLE_DRIVER_UNMAP))
+		kinds |= 1u << IT_CALL_UNMAP;
+	return kinds;
 }
 
 void probe_plan_use_tracefs(struct probe_plan *plan, const char *why)

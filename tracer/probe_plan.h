@@ -36,6 +36,8 @@ struct probe {
 	int index;			/* tracepoint: enum it_tracepoint; functions: slot */
 	uint32_t call;			/* domain calls: enum it_domain_call */
 	uint32_t size_arg;		/* domain calls: 1-based size argument, 0: none */
+	unsigned vendors;		/* driver functions: bits 1 << enum iommu_vendor */
+	bool in_kernel;			/* functions: in the kernel's BTF */
 	bool optional;			/* absence is normal on some kernels/vendors */
 	enum probe_mech mech;		/* chosen mechanism; MECH_NONE when unavailable */
 	bool attached;
@@ -63,12 +65,21 @@ struct probe_plan {
 	/* the IOMMU core calls may be probed, so the handlers look up the thread's (false with
 	 * iommu_tracepoints_only: nothing would fill it) */
 	bool domain_calls;
+	/* the vendors of the machine's IOMMUs (bits 1 << enum iommu_vendor; 0: none) */
+	unsigned iommu_vendors;
 };
 
 /* Probes the running kernel and fills plan. Returns 0, or -1 when there is no kernel BTF (the
  * reason is in plan->probes' reasons and returned through err). */
 int probe_plan_build(struct probe_plan *plan, const struct probe_plan_opts *opts, char *err,
 		     size_t errlen);
+/* The kinds of IOMMU core call (bits 1 << IT_CALL_MAP, IT_CALL_UNMAP) whose domain the driver
+ * calls inside them give as well: every IOMMU of the machine is an Intel or AMD one, every
+ * map_pages (unmap_pages) function this kernel has for them is probed, and (maps) the kernel
+ * has no map_range for them. The capture may then leave those core calls unattached, except in
+ * the threshold mode, which needs their sizes (bpf_capture_attach). 0 when domain_calls is
+ * false. */
+unsigned probe_plan_driver_domains(const struct probe_plan *plan);
 /* Marks the tracepoints as captured through tracefs instead (no BPF). */
 void probe_plan_use_tracefs(struct probe_plan *plan, const char *why);
 

@@ -18,6 +18,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "common/db.h"
+#include "common/iommu_units.h"
 #include "common/privilege.h"
 #include "bpf/probe_slots.h"
 #include "tracer/aggregates.h"
@@ -34,13 +35,11 @@ struct fixture {
 	uint64_t delivered;
 };
 
-static struct fixture *load_plan_with(const struct probe_plan_opts *plan_opts,
-				      const struct bpf_capture_opts *opts)
+/* Loads f->plan with opts, and opens the database and writer the records go to. */
+static struct fixture *load_plan(struct fixture *f, const struct bpf_capture_opts *opts)
 {
-	struct fixture *f = calloc(1, sizeof(*f));
 	char err[256];
 
-	assert_int_equal(probe_plan_build(&f->plan, plan_opts, err, sizeof(err)), 0);
 	f->cap = bpf_capture_load(&f->plan, opts, err, sizeof(err));
 	if (!f->cap)
 		fail_msg("load failed: %s", err);
@@ -52,6 +51,16 @@ static struct fixture *load_plan_with(const struct probe_plan_opts *plan_opts,
 		.probe_name = probe_plan_name, .probe_name_ctx = &f->plan });
 	assert_non_null(f->w);
 	return f;
+}
+
+static struct fixture *load_plan_with(const struct probe_plan_opts *plan_opts,
+				      const struct bpf_capture_opts *opts)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	char err[256];
+
+	assert_int_equal(probe_plan_build(&f->plan, plan_opts, err, sizeof(err)), 0);
+	return load_plan(f, opts);
 }
 
 static struct fixture *load_with(const struct bpf_capture_opts *opts)
@@ -135,16 +144,17 @@ static void map_and_unmap_rows(void **state)
 
 struct named_thread {
 	int prog_fd;
+	const uint64_t *args;
+	size_t nargs;
 	long tid;
 	int rc;
 };
 
-/* Fires raw_map once from a thread with a 15-character name (the longest a comm holds). */
+/* Fires the program once from a thread with a 15-character name (the longest a comm holds). */
 static void *fire_from_named_thread(void *arg)
 {
 	struct named_thread *t = arg;
-	const uint64_t args[] = { 0x1000, 0x2000, 4096 };
-	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = args, .ctx_size_in = sizeof(args));
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = t->args, .ctx_size_in = t->nargs * 8);
 
 	t->tid = syscall(SYS_gettid);
 	t->rc = prctl(PR_SET_NAME, "itrace-worker-1") ? -1 :
@@ -152,21 +162,33 @@ static void *fire_from_named_thread(void *arg)
 	return NULL;
 }
 
+/* fire() from a thread of its own, named itrace-worker-1; returns its tid. */
+static long fire_from_other_thread(struct fixture *f, const char *prog, const uint64_t *args,
+				   size_t nargs)
+{
+	struct named_thread t = { .prog_fd = bpf_capture_prog_fd(f->cap, prog), .args = args,
+				  .nargs = nargs };
+	pthread_t thread;
+
+	assert_true(t.prog_fd >= 0);
+	assert_int_equal(pthread_create(&thread, NULL, fire_from_named_thread, &t), 0);
+	assert_int_equal(pthread_join(thread, NULL), 0);
+	assert_int_equal(t.rc, 0);
+	assert_int_not_equal(t.tid, syscall(SYS_gettid));
+	return t.tid;
+}
+
 /* A record names the thread that made it, not the process's main thread: its own tid, the
  * process's pid, its own comm whole. */
 static void record_names_its_thread(void **state)
 {
 	struct fixture *f = *state;
-	struct named_thread t = { .prog_fd = bpf_capture_prog_fd(f->cap, "raw_map") };
-	pthread_t thread;
+	long tid = fire_from_other_thread(f, "raw_map", (const uint64_t[]){ 0x1000, 0x2000, 4096 },
+					  3);
 	char expect[128];
 
-	assert_int_equal(pthread_create(&thread, NULL, fire_from_named_thread, &t), 0);
-	assert_int_equal(pthread_join(thread, NULL), 0);
-	assert_int_equal(t.rc, 0);
-	assert_int_not_equal(t.tid, getpid());
 	drain(f);
-	snprintf(expect, sizeof(expect), "%d|%ld|itrace-worker-1;", getpid(), t.tid);
+	snprintf(expect, sizeof(expect), "%d|%ld|itrace-worker-1;", getpid(), tid);
 	assert_string_equal(sql_rows(f->db, "SELECT pid, tid, comm FROM maps"), expect);
 }
 
@@ -278,6 +300,104 @@ static void tracepoints_only_looks_up_no_call(void **state)
 }
 
 #define DOM "0xffff888123456000"
+
+/* The tracepoints, with the plan of a VT-d machine whose driver's map_pages and unmap_pages are
+ * probed (as kprobes: loaded here, never attached nor run), so that the driver calls stand in
+ * for the core calls (probe_plan_driver_domains). */
+static struct fixture *load_driver_domains(const struct bpf_capture_opts *opts)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	char err[256];
+
+	assert_int_equal(probe_plan_build(&f->plan, &(struct probe_plan_opts){
+		.raw_tp_only = true, .no_functions = true }, err, sizeof(err)), 0);
+	f->plan.iommu_vendors = 1u << IOMMU_VENDOR_INTEL;
+	f->plan.probes[f->plan.count++] = (struct probe){ .role = ROLE_DRIVER_MAP,
+		.target = "intel_iommu_map_pages", .vendors = 1u << IOMMU_VENDOR_INTEL,
+		.in_kernel = true, .mech = MECH_KPROBE, .optional = true };
+	f->plan.probes[f->plan.count++] = (struct probe){ .role = ROLE_DRIVER_UNMAP,
+		.target = "intel_iommu_unmap_pages", .vendors = 1u << IOMMU_VENDOR_INTEL,
+		.in_kernel = true, .mech = MECH_KPROBE, .optional = true };
+	assert_int_equal(probe_plan_driver_domains(&f->plan), 1u << IT_CALL_MAP |
+			 1u << IT_CALL_UNMAP);
+	return load_plan(f, opts);
+}
+
+/* Seeds the last driver call of kind call on every CPU as this thread's, as a map_pages or
+ * unmap_pages program would on the CPU it runs on. */
+static void enter_driver_call(struct fixture *f, uint32_t call, uint64_t domain, uint64_t iova)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	struct it_driver_call *calls = calloc((size_t)ncpus, sizeof(*calls));
+	int fd = bpf_capture_map_fd(f->cap, "driver_calls");
+
+	assert_true(fd >= 0);
+	assert_non_null(calls);
+	for (int cpu = 0; cpu < ncpus; cpu++)
+		calls[cpu] = (struct it_driver_call){ .domain = domain, .iova = iova,
+						      .tid = (uint32_t)syscall(SYS_gettid) };
+	assert_int_equal(bpf_map_update_elem(fd, &call, calls, BPF_ANY), 0);
+	free(calls);
+}
+
+/* Where the driver calls give the domain, a map or unmap takes that of the last driver call of
+ * its kind on its CPU only when this thread made it and it started inside the event's range: a
+ * call elsewhere was another's (an interrupt's on this thread, or one whose event never fired).
+ * Else the thread's core call still counts, where one is probed. */
+static void driver_call_gives_domain_inside_range(void **state)
+{
+	struct fixture *f = load_driver_domains(&(struct bpf_capture_opts){ 0 });
+	const uint64_t map[] = { 0x80000000, 0x100000000ull, 0x4000 };
+	const uint64_t unmap[] = { 0x80000000, 0x4000, 0x4000 };
+
+	*state = f;
+	enter_driver_call(f, IT_CALL_MAP, 0xffff888123456000ull, 0x80003000);
+	fire(f, "raw_map", map, 3);
+	enter_driver_call(f, IT_CALL_MAP, 0xffff888123456000ull, 0x80004000);
+	fire(f, "raw_map", map, 3);
+	enter_driver_call(f, IT_CALL_MAP, 0xffff888123456000ull, 0x7ffff000);
+	fire(f, "raw_map", map, 3);
+	enter_call(f, IT_CALL_MAP, 0xffff888100000a00ull, 0);
+	fire(f, "raw_map", map, 3);
+	/* another thread's driver call, in the range */
+	enter_driver_call(f, IT_CALL_MAP, 0xffff888123456000ull, 0x80001000);
+	fire_from_other_thread(f, "raw_map", map, 3);
+	fire(f, "raw_map", map, 3);
+	enter_driver_call(f, IT_CALL_UNMAP, 0xffff888123456000ull, 0x80000000);
+	fire(f, "raw_unmap", unmap, 3);
+	enter_driver_call(f, IT_CALL_UNMAP, 0xffff888123456000ull, 0x90000000);
+	fire(f, "raw_unmap", unmap, 3);
+	drain(f);
+	assert_string_equal(sql_rows(f->db, "SELECT domain, domain_source FROM maps_view"
+				     " ORDER BY map_id"),
+			    DOM "|driver;NULL|NULL;NULL|NULL;0xffff888100000a00|call;"
+			    "NULL|NULL;" DOM "|driver;");
+	assert_string_equal(sql_rows(f->db, "SELECT domain, domain_source FROM unmaps_view"
+				     " ORDER BY unmap_id"), DOM "|driver;NULL|NULL;");
+}
+
+/* The same in the aggregate mode: a counted map or unmap is counted in the domain of its driver
+ * call, a map whose driver call lies elsewhere in no domain. */
+static void aggregate_mode_counts_in_driver_call_domain(void **state)
+{
+	struct fixture *f = load_driver_domains(&(struct bpf_capture_opts){
+		.mode = CAPTURE_AGGREGATE });
+	const uint64_t map[] = { 0x80000000, 0x100000000ull, 0x4000 };
+	const uint64_t unmap[] = { 0x80000000, 0x4000, 0x4000 };
+
+	*state = f;
+	enter_driver_call(f, IT_CALL_MAP, 0xffff888123456000ull, 0x80001000);
+	fire(f, "raw_map", map, 3);
+	enter_driver_call(f, IT_CALL_MAP, 0xffff888123456000ull, 0x80008000);
+	fire(f, "raw_map", map, 3);
+	enter_driver_call(f, IT_CALL_UNMAP, 0xffff888123456000ull, 0x80002000);
+	fire(f, "raw_unmap", unmap, 3);
+	drain(f);
+	flush(f, 1000);
+	assert_string_equal(sql_rows(f->db, "SELECT domain, op, count, bytes FROM map_aggregates_view"
+				     " ORDER BY op, domain"),
+			    "NULL|map|1|16384;" DOM "|map|1|16384;" DOM "|unmap|1|16384;");
+}
 
 /* Threshold mode (64 KiB here): maps and unmaps from the threshold on are rows (an unmap also
  * when it took away that much for a smaller request), smaller ones are counted per class with
@@ -565,6 +685,8 @@ int main(void)
 		cmocka_unit_test_teardown(full_ring_buffer_counts_every_loss, teardown),
 		cmocka_unit_test_teardown(reader_is_woken_per_sixteenth_of_the_ring, teardown),
 		cmocka_unit_test_teardown(threshold_mode_rows_and_counts, teardown),
+		cmocka_unit_test_teardown(driver_call_gives_domain_inside_range, teardown),
+		cmocka_unit_test_teardown(aggregate_mode_counts_in_driver_call_domain, teardown),
 		cmocka_unit_test_teardown(aggregate_mode_counts_all_and_flushes_growth, teardown),
 		cmocka_unit_test_teardown(flushed_classes_count_in_their_slots, teardown),
 		cmocka_unit_test_teardown(full_aggregates_count_overflow, teardown),

@@ -283,6 +283,22 @@ static void other_vendor_and_name_order(void **state)
 	inventory_free(&inv);
 }
 
+/* The vendors alone, as the probe plan asks them: one bit per vendor present, none without
+ * units. */
+static void unit_vendors_as_bits(void **state)
+{
+	assert_int_equal(iommu_units_vendors(*state), 0);
+	fixture_mkdir(*state, "sys/class/iommu/dmar0/intel-iommu");
+	fixture_mkdir(*state, "sys/class/iommu/dmar1/intel-iommu");
+	assert_int_equal(iommu_units_vendors(*state), 1u << IOMMU_VENDOR_INTEL);
+	fixture_mkdir(*state, "sys/class/iommu/ivhd0/amd-iommu");
+	assert_int_equal(iommu_units_vendors(*state),
+			 1u << IOMMU_VENDOR_INTEL | 1u << IOMMU_VENDOR_AMD);
+	fixture_mkdir(*state, "sys/class/iommu/viommu0");
+	assert_int_equal(iommu_units_vendors(*state), 1u << IOMMU_VENDOR_INTEL |
+			 1u << IOMMU_VENDOR_AMD | 1u << IOMMU_VENDOR_OTHER);
+}
+
 static void malformed_intel_registers(void **state)
 {
 	struct inventory inv;
@@ -518,6 +534,7 @@ int main(void)
 						make_root, remove_root),
 		cmocka_unit_test_setup_teardown(amd_without_efr_support, make_root, remove_root),
 		cmocka_unit_test_setup_teardown(other_vendor_and_name_order, make_root, remove_root),
+		cmocka_unit_test_setup_teardown(unit_vendors_as_bits, make_root, remove_root),
 		cmocka_unit_test_setup_teardown(malformed_intel_registers, make_root, remove_root),
 		cmocka_unit_test_setup_teardown(fifo_is_not_read, make_root, remove_root),
 		cmocka_unit_test_setup_teardown(oversized_file_is_refused, make_root, remove_root),

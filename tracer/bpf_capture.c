@@ -22,6 +22,9 @@ struct bpf_capture {
 	struct ring_buffer *rb;
 	bpf_capture_event_fn fn;
 	void *fn_ctx;
+	/* this poll's records so far; set when they reached BPF_CAPTURE_POLL_BUDGET */
+	int polled;
+	bool budget_spent;
 	/* the kinds of core call whose domain the driver calls give (rodata driver_domains) */
 	unsigned driver_domains;
 };
@@ -256,11 +259,21 @@ static int deliver(void *ctx, void *data, size_t size)
 {
 	struct bpf_capture *c = ctx;
 	struct it_event e;
+	int ret;
 
 	if (size < sizeof(e))
 		return 0;
 	memcpy(&e, data, sizeof(e));
-	return c->fn(&e, c->fn_ctx);
+	ret = c->fn(&e, c->fn_ctx);
+	if (ret < 0)
+		return ret;
+	/* libbpf's reader goes on while records arrive: a negative return is the only way out,
+	 * and it leaves this record consumed */
+	if (++c->polled >= BPF_CAPTURE_POLL_BUDGET) {
+		c->budget_spent = true;
+		return -ECANCELED;
+	}
+	return 0;
 }
 
 static bool attach_one(struct bpf_capture *c, size_t i)
@@ -349,9 +362,13 @@ int bpf_capture_poll(struct bpf_capture *c, int timeout_ms, bpf_capture_event_fn
 		return ret;
 	c->fn = fn;
 	c->fn_ctx = ctx;
+	c->polled = 0;
+	c->budget_spent = false;
 	ret = timeout_ms ? ring_buffer__poll(c->rb, timeout_ms) : 0;
 	/* records below the wakeup mark woke no one: the wait timed out, they are taken now */
-	return ret ? ret : ring_buffer__consume(c->rb);
+	if (!ret)
+		ret = ring_buffer__consume(c->rb);
+	return c->budget_spent ? c->polled : ret;
 }
 
 void bpf_capture_detach(struct bpf_capture *c)

@@ -40,11 +40,17 @@ struct bpf_capture *bpf_capture_load(struct probe_plan *plan, const struct bpf_c
  * (probe_plan_driver_domains, outside the threshold mode: only when all those driver probes
  * attached); marks each probe attached or not (reason). Returns the number of probes attached. */
 int bpf_capture_attach(struct bpf_capture *c);
-/* Delivers the records waiting in the ring buffer, first waiting up to timeout_ms (0: no wait)
- * for the handlers' wakeup, which comes only when a sixteenth of the ring buffer waits: fewer
- * records are delivered when the wait times out, so a reader polls at an interval it can accept
- * as their delay. Returns the number delivered, or a negative errno (-EINTR on a signal). A
- * negative return of fn stops delivery and is returned; that record counts as consumed. */
+/* Records one bpf_capture_poll delivers at most: a reader whose handlers produce faster than it
+ * takes records still gets back to its loop (commits, signals, deadlines) every so many; the
+ * ring buffer then fills and the losses say so. */
+#define BPF_CAPTURE_POLL_BUDGET 65536
+
+/* Delivers the records waiting in the ring buffer, at most BPF_CAPTURE_POLL_BUDGET, first
+ * waiting up to timeout_ms (0: no wait) for the handlers' wakeup, which comes only when a
+ * sixteenth of the ring buffer waits: fewer records are delivered when the wait times out, so a
+ * reader polls at an interval it can accept as their delay. Returns the number delivered, or a
+ * negative errno (-EINTR on a signal). A negative return of fn stops delivery and is returned;
+ * that record counts as consumed. */
 int bpf_capture_poll(struct bpf_capture *c, int timeout_ms, bpf_capture_event_fn fn, void *ctx);
 /* The epoll fd bpf_capture_poll waits on (readable when the handlers woke it), or a negative
  * errno. */

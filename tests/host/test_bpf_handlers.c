@@ -649,6 +649,33 @@ static void reader_is_woken_per_sixteenth_of_the_ring(void **state)
 	assert_int_equal(f->delivered, below + 2);
 }
 
+static int count_event(const struct it_event *e, void *ctx)
+{
+	(void)e;
+	(*(uint64_t *)ctx)++;
+	return 0;
+}
+
+/* A reader that handlers outrun gets back to its loop: one poll delivers at most its budget,
+ * leaving the rest for the next, each record delivered once. */
+static void poll_delivers_at_most_its_budget(void **state)
+{
+	struct fixture *f = *state;
+	const uint64_t map_args[] = { 0x1000, 0x2000, 4096 };
+	uint64_t counted = 0;
+
+	assert_true((BPF_CAPTURE_POLL_BUDGET + 5) * IT_RECORD_BYTES < (16u << 20));
+	for (int i = 0; i < BPF_CAPTURE_POLL_BUDGET + 5; i++)
+		fire(f, "raw_map", map_args, 3);
+	assert_int_equal(bpf_capture_poll(f->cap, 0, count_event, &counted),
+			 BPF_CAPTURE_POLL_BUDGET);
+	assert_int_equal(counted, BPF_CAPTURE_POLL_BUDGET);
+	/* the budget is per call, with or without a wait */
+	assert_int_equal(bpf_capture_poll(f->cap, 10, count_event, &counted), 5);
+	assert_int_equal(bpf_capture_poll(f->cap, 0, count_event, &counted), 0);
+	assert_int_equal(counted, BPF_CAPTURE_POLL_BUDGET + 5);
+}
+
 /* A program the kernel will not load (here: tp_btf on a tracepoint this kernel lacks) is left out
  * with its reason, and the others load. */
 static void refused_program_is_left_out(void **state)
@@ -684,6 +711,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(device_fault_and_flush_rows, setup, teardown),
 		cmocka_unit_test_teardown(full_ring_buffer_counts_every_loss, teardown),
 		cmocka_unit_test_teardown(reader_is_woken_per_sixteenth_of_the_ring, teardown),
+		cmocka_unit_test_setup_teardown(poll_delivers_at_most_its_budget, setup, teardown),
 		cmocka_unit_test_teardown(threshold_mode_rows_and_counts, teardown),
 		cmocka_unit_test_teardown(driver_call_gives_domain_inside_range, teardown),
 		cmocka_unit_test_teardown(aggregate_mode_counts_in_driver_call_domain, teardown),

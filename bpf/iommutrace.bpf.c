@@ -35,7 +35,8 @@ const volatile __u32 domain_calls = 1;
  * tracepoints take the domain from there when their thread made the call and its IOVA lies in
  * their range. Set by user space where every IOMMU of the machine maps through a probed driver
  * function (then the core calls of those kinds are left unattached, which saves two programs per
- * map or unmap); never in the threshold mode, whose driver records ask the core call's size. */
+ * map or unmap). The threshold mode, which then has no core call to ask the size of, holds the
+ * driver calls there until the tracepoint says it (hold_driver_call). */
 const volatile __u32 driver_domains;
 const volatile __u64 threshold_bytes = 2ull << 20;
 /* The reader is woken when the records waiting reach a multiple of wakeup_bytes (a power of two:
@@ -442,20 +443,127 @@ static __always_inline int on_domain_call(__u64 domain, __u64 size, __u32 slot)
 	return 0;
 }
 
-/* For driver_domains: makes a driver map_pages/unmap_pages call this CPU's last of its kind,
- * and reports its domain on first sight. */
+/* For driver_domains: makes a driver map_pages/unmap_pages call of thread tid this CPU's last of
+ * its kind (dc), and reports its domain on first sight. */
+static __always_inline void note_driver_call(struct it_driver_call *dc, __u32 tid, __u64 domain,
+					     __u64 iova, __u32 probe_id)
+{
+	dc->domain = domain;
+	dc->iova = iova;
+	dc->tid = tid;
+	if (domain && dc->reported != domain && report_domain(domain, probe_id))
+		dc->reported = domain;
+}
+
 static __always_inline void enter_driver_call(__u32 call, __u64 domain, __u64 iova,
 					      __u32 probe_id)
 {
 	struct it_driver_call *dc = bpf_map_lookup_elem(&driver_calls, &call);
 
-	if (!dc)
+	if (dc)
+		note_driver_call(dc, (__u32)bpf_get_current_pid_tgid(), domain, iova, probe_id);
+}
+
+/* A driver record (paddr 0 for unmaps) */
+static __always_inline void record_driver(__u32 kind, __u32 probe_id, __u64 domain, __u64 iova,
+					  __u64 paddr, __u64 pgsize, __u64 pgcount, __u64 len)
+{
+	struct it_event *e = reserve(kind, probe_id, NULL);
+
+	if (!e)
 		return;
-	dc->domain = domain;
-	dc->iova = iova;
-	dc->tid = (__u32)bpf_get_current_pid_tgid();
-	if (domain && dc->reported != domain && report_domain(domain, probe_id))
-		dc->reported = domain;
+	e->driver.domain = domain;
+	e->driver.iova = iova;
+	e->driver.paddr = paddr;
+	e->driver.pgsize = pgsize;
+	e->driver.pgcount = pgcount;
+	e->driver.len = len;
+	submit(e);
+}
+
+/* Counts a driver call, classed by its own length */
+static __always_inline void count_driver(__u32 kind, __u64 domain, __u64 iova, __u64 paddr,
+					 __u64 pgsize, __u64 pgcount, __u64 len)
+{
+	aggregate(kind, domain, len, pgsize, align_class(iova | paddr), len, pgcount);
+}
+
+/* Whether the threshold mode holds the driver calls of kind call until their core call's event:
+ * where the driver calls give the domain, no core call program runs before them to say its
+ * size. */
+static __always_inline bool holds_driver_calls(__u32 call)
+{
+	return capture_mode == IT_MODE_THRESHOLD && (driver_domains & (1u << call));
+}
+
+/* Lets the driver calls held in dc go: as records when keep (the core call whose event this is
+ * reached the threshold) and they lie in its range [iova, iova + size), else counted. */
+static __always_inline void release_driver_calls(struct it_driver_call *dc, __u32 call, bool keep,
+						 __u64 iova, __u64 size)
+{
+	__u32 kind = call == IT_CALL_MAP ? IT_EV_DRIVER_MAP : IT_EV_DRIVER_UNMAP;
+	__u32 n = dc->npending;
+
+	for (__u32 i = 0; i < IT_PENDING_DRIVER_CALLS && i < n; i++) {
+		struct it_driver_chunk *c = &dc->pending[i];
+		__u64 len = c->pgsize * c->pgcount;
+
+		if (keep && c->iova - iova < size)
+			record_driver(kind, c->probe_id, dc->domain, c->iova, c->paddr, c->pgsize,
+				      c->pgcount, len);
+		else
+			count_driver(kind, dc->domain, c->iova, c->paddr, c->pgsize, c->pgcount,
+				     len);
+	}
+	dc->npending = 0;
+	dc->big = 0;
+}
+
+/* The threshold mode's driver call where no core call program said its call's size: a record
+ * when it alone reaches the threshold, or an earlier one of its call did; else held in
+ * driver_calls until the call's event (a call of more driver calls than that holds: counted). A
+ * held call of another thread or domain is from a call whose event did not come here (it
+ * failed, or its thread moved to another CPU): it is counted. */
+static __always_inline int hold_driver_call(__u32 kind, __u32 probe_id, __u32 call, __u64 domain,
+					    __u64 iova, __u64 paddr, __u64 pgsize, __u64 pgcount,
+					    __u64 len)
+{
+	struct it_driver_call *dc = bpf_map_lookup_elem(&driver_calls, &call);
+	__u32 tid = (__u32)bpf_get_current_pid_tgid(), n;
+
+	if (!dc)
+		return 0;
+	if (dc->tid != tid || dc->domain != domain)
+		release_driver_calls(dc, call, 0, 0, 0);
+	note_driver_call(dc, tid, domain, iova, probe_id);
+	if (dc->big || len >= threshold_bytes) {
+		dc->big = 1;
+		record_driver(kind, probe_id, domain, iova, paddr, pgsize, pgcount, len);
+		return 0;
+	}
+	n = dc->npending;
+	if (n >= IT_PENDING_DRIVER_CALLS) {
+		count_driver(kind, domain, iova, paddr, pgsize, pgcount, len);
+		return 0;
+	}
+	dc->pending[n].iova = iova;
+	dc->pending[n].paddr = paddr;
+	dc->pending[n].pgsize = pgsize;
+	dc->pending[n].pgcount = pgcount;
+	dc->pending[n].probe_id = probe_id;
+	dc->npending = n + 1;
+	return 0;
+}
+
+/* At a map or unmap event of kind call over [iova, iova + size): lets this thread's driver calls
+ * held on this CPU go, as records when keep. Another thread's stay (it was moved off this CPU
+ * in its call; its next driver call or event here lets them go). */
+static __always_inline void end_held_driver_calls(__u32 call, bool keep, __u64 iova, __u64 size)
+{
+	struct it_driver_call *dc = bpf_map_lookup_elem(&driver_calls, &call);
+
+	if (dc && dc->tid == (__u32)bpf_get_current_pid_tgid())
+		release_driver_calls(dc, call, keep, iova, size);
 }
 
 static __always_inline int on_map(__u64 iova, __u64 paddr, __u64 size)
@@ -464,6 +572,8 @@ static __always_inline int on_map(__u64 iova, __u64 paddr, __u64 size)
 	__u32 flags;
 	__u64 id;
 
+	if (holds_driver_calls(IT_CALL_MAP))
+		end_held_driver_calls(IT_CALL_MAP, !counted(size), iova, size);
 	if (counted(size)) {
 		aggregate(IT_EV_MAP, running_event_domain(IT_CALL_MAP, iova, size), size, 0,
 			  align_class(iova | paddr), size, 0);
@@ -490,7 +600,11 @@ static __always_inline int on_unmap(__u64 iova, __u64 size, __u64 unmapped)
 	/* classed by what it took away when that is more than it asked for: VFIO type1 unmaps a
 	 * page-sized request and the driver removes the whole large page around it (AMD-Vi: 4 KiB
 	 * asked, 1 GiB unmapped), which is the unmap of a big mapping */
-	if (counted(unmapped > size ? unmapped : size)) {
+	__u64 extent = unmapped > size ? unmapped : size;
+
+	if (holds_driver_calls(IT_CALL_UNMAP))
+		end_held_driver_calls(IT_CALL_UNMAP, !counted(extent), iova, extent);
+	if (counted(extent)) {
 		aggregate(IT_EV_UNMAP, running_event_domain(IT_CALL_UNMAP, iova, size), size, 0,
 			  align_class(iova), unmapped, 0);
 		return 0;
@@ -650,25 +764,16 @@ static __always_inline int on_device_call(struct device *dev, __u32 slot)
 static __always_inline int on_driver(__u32 kind, __u32 probe_id, __u32 call, __u64 domain,
 				     __u64 iova, __u64 paddr, __u64 pgsize, __u64 pgcount, __u64 len)
 {
-	struct it_event *e;
-
-	if (kind != IT_EV_DRIVER_MAP_RANGE && capture_mode != IT_MODE_THRESHOLD &&
-	    (driver_domains & (1u << call)))
+	if (kind != IT_EV_DRIVER_MAP_RANGE && (driver_domains & (1u << call))) {
+		if (capture_mode == IT_MODE_THRESHOLD)
+			return hold_driver_call(kind, probe_id, call, domain, iova, paddr, pgsize,
+						pgcount, len);
 		enter_driver_call(call, domain, iova, probe_id);
-	if (driver_counted(call)) {
-		aggregate(kind, domain, len, pgsize, align_class(iova | paddr), len, pgcount);
-		return 0;
 	}
-	e = reserve(kind, probe_id, NULL);
-	if (!e)
-		return 0;
-	e->driver.domain = domain;
-	e->driver.iova = iova;
-	e->driver.paddr = paddr;
-	e->driver.pgsize = pgsize;
-	e->driver.pgcount = pgcount;
-	e->driver.len = len;
-	submit(e);
+	if (driver_counted(call))
+		count_driver(kind, domain, iova, paddr, pgsize, pgcount, len);
+	else
+		record_driver(kind, probe_id, domain, iova, paddr, pgsize, pgcount, len);
 	return 0;
 }
 

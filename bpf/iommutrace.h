@@ -145,16 +145,36 @@ struct it_call_state {
 	__u64 reported;
 };
 
+/* Driver calls the threshold mode holds per CPU until the event of their core call says its
+ * size (struct it_driver_call); a core call's driver calls beyond these are counted at once */
+#define IT_PENDING_DRIVER_CALLS 8
+
+/* A driver map_pages/unmap_pages call held back (paddr 0 for unmaps) */
+struct it_driver_chunk {
+	__u64 iova;
+	__u64 paddr;
+	__u64 pgsize;
+	__u64 pgcount;
+	__u32 probe_id;
+	__u32 pad;
+};
+
 /* The value of driver_calls (per CPU, indexed by enum it_domain_call), for the kinds whose
  * domain the driver calls give (driver_domains): the last driver map_pages/unmap_pages call of
  * that kind on this CPU, made by thread tid, starting at iova, into domain; reported as in
- * it_call_state, for this CPU's calls. */
+ * it_call_state, for this CPU's calls. In the threshold mode also the driver calls of the core
+ * call in progress, held until its event decides between rows and counts (npending of them in
+ * pending), and big: one of them alone reached the threshold, so the call's driver calls are
+ * records at once. */
 struct it_driver_call {
 	__u64 domain;
 	__u64 iova;
 	__u64 reported;
 	__u32 tid;
+	__u32 npending;
+	__u32 big;
 	__u32 pad;
+	struct it_driver_chunk pending[IT_PENDING_DRIVER_CALLS];
 };
 
 /* alignment classes above this (1 GiB) are counted as this: no IOMMU page is larger */

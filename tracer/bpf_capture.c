@@ -174,8 +174,7 @@ static int open_and_load(struct bpf_capture *c, const struct bpf_capture_opts *o
 	set_probe_ids(c);
 	c->skel->rodata->capture_mode = (__u32)opts->mode;
 	c->skel->rodata->domain_calls = c->plan->domain_calls;
-	/* the threshold mode's driver records ask the size of the core call around them */
-	c->driver_domains = opts->mode == CAPTURE_THRESHOLD ? 0 : probe_plan_driver_domains(c->plan);
+	c->driver_domains = probe_plan_driver_domains(c->plan);
 	c->skel->rodata->driver_domains = c->driver_domains;
 	c->skel->rodata->threshold_bytes = opts->threshold_bytes ? opts->threshold_bytes :
 				     CAPTURE_DEFAULT_THRESHOLD;

@@ -37,8 +37,8 @@ struct bpf_capture_opts {
 struct bpf_capture *bpf_capture_load(struct probe_plan *plan, const struct bpf_capture_opts *opts,
 				     char *err, size_t errlen);
 /* Attaches every loaded program, but the IOMMU core calls whose domain the driver calls give
- * (probe_plan_driver_domains, outside the threshold mode: only when all those driver probes
- * attached); marks each probe attached or not (reason). Returns the number of probes attached. */
+ * (probe_plan_driver_domains: only when all those driver probes attached); marks each probe
+ * attached or not (reason). Returns the number of probes attached. */
 int bpf_capture_attach(struct bpf_capture *c);
 /* Records one bpf_capture_poll delivers at most: a reader whose handlers produce faster than it
  * takes records still gets back to its loop (commits, signals, deadlines) every so many; the

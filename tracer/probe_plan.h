@@ -76,9 +76,8 @@ int probe_plan_build(struct probe_plan *plan, const struct probe_plan_opts *opts
 /* The kinds of IOMMU core call (bits 1 << IT_CALL_MAP, IT_CALL_UNMAP) whose domain the driver
  * calls inside them give as well: every IOMMU of the machine is an Intel or AMD one, every
  * map_pages (unmap_pages) function this kernel has for them is probed, and (maps) the kernel
- * has no map_range for them. The capture may then leave those core calls unattached, except in
- * the threshold mode, which needs their sizes (bpf_capture_attach). 0 when domain_calls is
- * false. */
+ * has no map_range for them. The capture may then leave those core calls unattached
+ * (bpf_capture_attach). 0 when domain_calls is false. */
 unsigned probe_plan_driver_domains(const struct probe_plan *plan);
 /* Marks the tracepoints as captured through tracefs instead (no BPF). */
 void probe_plan_use_tracefs(struct probe_plan *plan, const char *why);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
+#include <sched.h>
 #include <unistd.h>
 #include <sys/epoll.h>
 #include <sys/prctl.h>
@@ -399,6 +400,110 @@ static void aggregate_mode_counts_in_driver_call_domain(void **state)
 			    "NULL|map|1|16384;" DOM "|map|1|16384;" DOM "|unmap|1|16384;");
 }
 
+/* Seeds, on every CPU, thread tid's driver calls of kind call into domain as held by the
+ * threshold mode's map_pages or unmap_pages program until their core call's event. */
+static void hold_driver_calls(struct fixture *f, uint32_t call, uint64_t domain, uint32_t tid,
+			      const struct it_driver_chunk *chunks, uint32_t n)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	struct it_driver_call *calls = calloc((size_t)ncpus, sizeof(*calls));
+	int fd = bpf_capture_map_fd(f->cap, "driver_calls");
+
+	assert_true(fd >= 0 && n <= IT_PENDING_DRIVER_CALLS);
+	assert_non_null(calls);
+	for (int cpu = 0; cpu < ncpus; cpu++) {
+		calls[cpu] = (struct it_driver_call){ .domain = domain, .iova = chunks[n - 1].iova,
+						      .tid = tid, .npending = n };
+		memcpy(calls[cpu].pending, chunks, n * sizeof(*chunks));
+	}
+	assert_int_equal(bpf_map_update_elem(fd, &call, calls, BPF_ANY), 0);
+	free(calls);
+}
+
+/* The held driver calls of kind call on this CPU (the test runs pinned to one) */
+static uint32_t held_driver_calls(struct fixture *f, uint32_t call)
+{
+	int ncpus = libbpf_num_possible_cpus(), cpu = sched_getcpu();
+	struct it_driver_call *calls = calloc((size_t)ncpus, sizeof(*calls));
+	uint32_t n;
+
+	assert_non_null(calls);
+	assert_true(cpu >= 0 && cpu < ncpus);
+	assert_int_equal(bpf_map_lookup_elem(bpf_capture_map_fd(f->cap, "driver_calls"), &call,
+					     calls), 0);
+	n = calls[cpu].npending;
+	free(calls);
+	return n;
+}
+
+/* Threshold mode (64 KiB) where the driver calls give the domain, so that no core call says its
+ * size first: the driver calls the map_pages/unmap_pages programs held go with their call's
+ * event, as rows of a big call and counted for a small one; a held call outside the event's
+ * range (of a call whose event never came) is counted; another thread's stay held. */
+static void threshold_mode_releases_held_driver_calls(void **state)
+{
+	struct fixture *f = load_driver_domains(&(struct bpf_capture_opts){
+		.mode = CAPTURE_THRESHOLD, .threshold_bytes = 65536 });
+	uint32_t tid = (uint32_t)syscall(SYS_gettid);
+	const struct it_driver_chunk big[] = {
+		{ .iova = 0x80200000, .paddr = 0x100200000ull, .pgsize = 4096, .pgcount = 1 },
+		{ .iova = 0x80201000, .paddr = 0x100201000ull, .pgsize = 4096, .pgcount = 15 },
+	};
+	const struct it_driver_chunk small[] = {
+		{ .iova = 0x80001000, .paddr = 0x100002000ull, .pgsize = 4096, .pgcount = 1 },
+	};
+	const struct it_driver_chunk stale_and_big[] = {
+		{ .iova = 0x90000000, .paddr = 0x200000000ull, .pgsize = 4096, .pgcount = 2 },
+		{ .iova = 0x80400000, .paddr = 0x100400000ull, .pgsize = 65536, .pgcount = 1 },
+	};
+	const struct it_driver_chunk page_of_big_unmap[] = {
+		{ .iova = 0x80400000, .pgsize = 4096, .pgcount = 1 },
+	};
+	const uint64_t big_map[] = { 0x80200000, 0x100200000ull, 65536 };
+	const uint64_t small_map[] = { 0x80001000, 0x100002000ull, 4096 };
+	const uint64_t third_map[] = { 0x80400000, 0x100400000ull, 65536 };
+	const uint64_t unmap[] = { 0x80400000, 4096, 65536 };
+	cpu_set_t one;
+
+	*state = f;
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu(), &one);
+	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+	hold_driver_calls(f, IT_CALL_MAP, 0xffff888123456000ull, tid, big, 2);
+	fire(f, "raw_map", big_map, 3);
+	assert_int_equal(held_driver_calls(f, IT_CALL_MAP), 0);
+	hold_driver_calls(f, IT_CALL_MAP, 0xffff888123456000ull, tid, small, 1);
+	fire(f, "raw_map", small_map, 3);
+	hold_driver_calls(f, IT_CALL_MAP, 0xffff888123456000ull, tid, stale_and_big, 2);
+	fire(f, "raw_map", third_map, 3);
+	hold_driver_calls(f, IT_CALL_UNMAP, 0xffff888123456000ull, tid, page_of_big_unmap, 1);
+	fire(f, "raw_unmap", unmap, 3);
+	assert_int_equal(held_driver_calls(f, IT_CALL_UNMAP), 0);
+	hold_driver_calls(f, IT_CALL_MAP, 0xffff888123456000ull, tid + 1, small, 1);
+	fire(f, "raw_map", big_map, 3);
+	assert_int_equal(held_driver_calls(f, IT_CALL_MAP), 1);
+	drain(f);
+	flush(f, 1000);
+	assert_string_equal(sql_rows(f->db, "SELECT map_id, domain, domain_source, iova_hex"
+				     " FROM maps_view ORDER BY map_id"),
+			    "1|" DOM "|driver|0x80200000;2|" DOM "|driver|0x80400000;"
+			    "3|NULL|NULL|0x80200000;");
+	assert_string_equal(sql_rows(f->db, "SELECT op, map_id, unmap_id, iova, pgsize_bytes,"
+				     " pgcount, source FROM driver_maps ORDER BY rowid"),
+			    "map|1|NULL|2149580800|4096|1|observed;"
+			    "map|1|NULL|2149584896|4096|15|observed;"
+			    "map|2|NULL|2151677952|65536|1|observed;"
+			    "unmap|NULL|1|2151677952|4096|1|observed;"
+			    /* the map whose driver call another thread holds: pages derived */
+			    "map|3|NULL|2149580800|4096|16|derived;");
+	assert_string_equal(sql_rows(f->db, "SELECT domain, op, call_size_class, pgsize_bytes,"
+				     " count, bytes, pages FROM map_aggregates_view ORDER BY op,"
+				     " size_log2"),
+			    DOM "|driver_map|4 KiB|4096|1|4096|1;"
+			    DOM "|driver_map|8 KiB|4096|1|8192|2;"
+			    DOM "|map|4 KiB|0|1|4096|0;");
+}
+
 /* Threshold mode (64 KiB here): maps and unmaps from the threshold on are rows (an unmap also
  * when it took away that much for a smaller request), smaller ones are counted per class with
  * their exact bytes; invalidations without a size are counted, flushes by their range's size;
@@ -715,6 +820,7 @@ int main(void)
 		cmocka_unit_test_teardown(threshold_mode_rows_and_counts, teardown),
 		cmocka_unit_test_teardown(driver_call_gives_domain_inside_range, teardown),
 		cmocka_unit_test_teardown(aggregate_mode_counts_in_driver_call_domain, teardown),
+		cmocka_unit_test_teardown(threshold_mode_releases_held_driver_calls, teardown),
 		cmocka_unit_test_teardown(aggregate_mode_counts_all_and_flushes_growth, teardown),
 		cmocka_unit_test_teardown(flushed_classes_count_in_their_slots, teardown),
 		cmocka_unit_test_teardown(full_aggregates_count_overflow, teardown),

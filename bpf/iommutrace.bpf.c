@@ -777,6 +777,24 @@ static __always_inline int on_driver(__u32 kind, __u32 probe_id, __u32 call, __u
 	return 0;
 }
 
+/* Not attached: user space runs it on each CPU (BPF_PROG_TEST_RUN with BPF_F_TEST_RUN_ON_CPU)
+ * once the probes are detached, so that the driver calls the threshold mode still holds there,
+ * whose events will not come, are counted. */
+SEC("raw_tp")
+int release_held_driver_calls(void *ctx)
+{
+	__u32 call = IT_CALL_MAP;
+	struct it_driver_call *dc = bpf_map_lookup_elem(&driver_calls, &call);
+
+	if (dc)
+		release_driver_calls(dc, call, 0, 0, 0);
+	call = IT_CALL_UNMAP;
+	dc = bpf_map_lookup_elem(&driver_calls, &call);
+	if (dc)
+		release_driver_calls(dc, call, 0, 0, 0);
+	return 0;
+}
+
 /* Tracepoints: the same handler as tp_btf (typed, preferred) and raw_tp (BPF_PROG_TEST_RUN can
  * drive it, and older kernels without tp_btf attach it). */
 /* ARGS() keeps an argument list in parentheses through the macro layers; UNPAREN opens it */

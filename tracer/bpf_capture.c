@@ -27,6 +27,8 @@ struct bpf_capture {
 	bool budget_spent;
 	/* the kinds of core call whose domain the driver calls give (rodata driver_domains) */
 	unsigned driver_domains;
+	/* the programs hold driver calls until their events (threshold mode, driver_domains) */
+	bool holds;
 };
 
 /* The program libbpf last warned about ("libbpf: prog 'NAME': ..."), so that when a load fails the
@@ -176,6 +178,8 @@ static int open_and_load(struct bpf_capture *c, const struct bpf_capture_opts *o
 	c->skel->rodata->domain_calls = c->plan->domain_calls;
 	c->driver_domains = probe_plan_driver_domains(c->plan);
 	c->skel->rodata->driver_domains = c->driver_domains;
+	c->holds = opts->mode == CAPTURE_THRESHOLD && c->driver_domains;
+	bpf_program__set_autoload(c->skel->progs.release_held_driver_calls, c->holds);
 	c->skel->rodata->threshold_bytes = opts->threshold_bytes ? opts->threshold_bytes :
 				     CAPTURE_DEFAULT_THRESHOLD;
 	ring = ringbuf_size(opts->ringbuf_bytes);
@@ -404,6 +408,27 @@ static int percpu_counts(struct bpf_map *map,
 	}
 	free(values);
 	return ret;
+}
+
+int bpf_capture_release_held(struct bpf_capture *c)
+{
+	int ncpus = libbpf_num_possible_cpus(), fd;
+
+	if (!c->holds)
+		return 0;
+	if (ncpus < 0)
+		return ncpus;
+	fd = bpf_program__fd(c->skel->progs.release_held_driver_calls);
+	for (int cpu = 0; cpu < ncpus; cpu++) {
+		LIBBPF_OPTS(bpf_test_run_opts, opts, .cpu = (__u32)cpu,
+			    .flags = BPF_F_TEST_RUN_ON_CPU);
+
+		/* ENXIO: the CPU is offline (or not there), holding nothing the programs
+		 * could reach since */
+		if (bpf_prog_test_run_opts(fd, &opts) && errno != ENXIO)
+			return -errno;
+	}
+	return 0;
 }
 
 int bpf_capture_losses(struct bpf_capture *c,

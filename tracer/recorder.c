@@ -178,6 +178,10 @@ static int drain_capture(struct capture *c, struct loop_state *st)
 
 	if (c->bpf) {
 		bpf_capture_detach(c->bpf);
+		n = bpf_capture_release_held(c->bpf);
+		if (n)
+			log_warn("counting the driver calls still held at the end failed: %s; their "
+				 "counts are missing from map_aggregates", strerror(-n));
 		while ((n = bpf_capture_poll(c->bpf, 0, on_event, st)) > 0)
 			;
 		if (n < 0 || st->failed || flush_aggregates(st))

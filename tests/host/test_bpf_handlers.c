@@ -504,6 +504,39 @@ static void threshold_mode_releases_held_driver_calls(void **state)
 			    DOM "|map|4 KiB|0|1|4096|0;");
 }
 
+/* What the threshold mode still holds when the probes are detached is counted, on every CPU:
+ * those calls' events will not come. */
+static void threshold_mode_counts_calls_held_at_the_end(void **state)
+{
+	struct fixture *f = load_driver_domains(&(struct bpf_capture_opts){
+		.mode = CAPTURE_THRESHOLD, .threshold_bytes = 65536 });
+	const struct it_driver_chunk map[] = {
+		{ .iova = 0x80001000, .paddr = 0x100002000ull, .pgsize = 4096, .pgcount = 1 },
+	};
+	const struct it_driver_chunk unmap[] = {
+		{ .iova = 0x80008000, .pgsize = 4096, .pgcount = 2 },
+	};
+	char expect[256];
+	/* an offline CPU's entry (one possible but not online) stays as seeded */
+	int ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+
+	*state = f;
+	hold_driver_calls(f, IT_CALL_MAP, 0xffff888123456000ull, 1, map, 1);
+	hold_driver_calls(f, IT_CALL_UNMAP, 0xffff888123456000ull, 1, unmap, 1);
+	bpf_capture_detach(f->cap);
+	assert_int_equal(bpf_capture_release_held(f->cap), 0);
+	assert_int_equal(held_driver_calls(f, IT_CALL_MAP), 0);
+	assert_int_equal(held_driver_calls(f, IT_CALL_UNMAP), 0);
+	drain(f);
+	flush(f, 1000);
+	/* every online CPU counted its own */
+	snprintf(expect, sizeof(expect), DOM "|driver_map|4096|%d|%d|%d;"
+		 DOM "|driver_unmap|4096|%d|%d|%d;", ncpus, ncpus * 4096, ncpus, ncpus,
+		 ncpus * 8192, ncpus * 2);
+	assert_string_equal(sql_rows(f->db, "SELECT domain, op, pgsize_bytes, count, bytes, pages"
+				     " FROM map_aggregates_view ORDER BY op"), expect);
+}
+
 /* Threshold mode (64 KiB here): maps and unmaps from the threshold on are rows (an unmap also
  * when it took away that much for a smaller request), smaller ones are counted per class with
  * their exact bytes; invalidations without a size are counted, flushes by their range's size;
@@ -821,6 +854,7 @@ int main(void)
 		cmocka_unit_test_teardown(driver_call_gives_domain_inside_range, teardown),
 		cmocka_unit_test_teardown(aggregate_mode_counts_in_driver_call_domain, teardown),
 		cmocka_unit_test_teardown(threshold_mode_releases_held_driver_calls, teardown),
+		cmocka_unit_test_teardown(threshold_mode_counts_calls_held_at_the_end, teardown),
 		cmocka_unit_test_teardown(aggregate_mode_counts_all_and_flushes_growth, teardown),
 		cmocka_unit_test_teardown(flushed_classes_count_in_their_slots, teardown),
 		cmocka_unit_test_teardown(full_aggregates_count_overflow, teardown),

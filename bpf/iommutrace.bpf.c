@@ -38,6 +38,10 @@ const volatile __u32 domain_calls = 1;
  * map or unmap). The threshold mode, which then has no core call to ask the size of, holds the
  * driver calls there until the tracepoint says it (hold_driver_call). */
 const volatile __u32 driver_domains;
+/* The kinds of call whose driver calls the threshold mode holds (bits as driver_domains): set by
+ * user space to driver_domains before attaching, less the kinds whose driver probes then failed
+ * to attach (their core calls are attached and say the size, as without driver_domains). */
+__u32 held_calls;
 const volatile __u64 threshold_bytes = 2ull << 20;
 /* The reader is woken when the records waiting reach a multiple of wakeup_bytes (a power of two:
  * user space sets a sixteenth of the ring buffer), and finds the others when its wait times out.
@@ -493,22 +497,25 @@ static __always_inline void count_driver(__u32 kind, __u64 domain, __u64 iova, _
  * size. */
 static __always_inline bool holds_driver_calls(__u32 call)
 {
-	return capture_mode == IT_MODE_THRESHOLD && (driver_domains & (1u << call));
+	return capture_mode == IT_MODE_THRESHOLD && (driver_domains & held_calls & (1u << call));
 }
 
 /* Lets the driver calls held in dc go: as records when keep (the core call whose event this is
- * reached the threshold) and they lie in its range [iova, iova + size), else counted. */
-static __always_inline void release_driver_calls(struct it_driver_call *dc, __u32 call, bool keep,
-						 __u64 iova, __u64 size)
+ * reached the threshold) and they lie in its range [iova, iova + size), else counted. Returns
+ * how many lay in the range. */
+static __always_inline __u32 release_driver_calls(struct it_driver_call *dc, __u32 call,
+						  bool keep, __u64 iova, __u64 size)
 {
 	__u32 kind = call == IT_CALL_MAP ? IT_EV_DRIVER_MAP : IT_EV_DRIVER_UNMAP;
-	__u32 n = dc->npending;
+	__u32 n = dc->npending, inside = 0;
 
 	for (__u32 i = 0; i < IT_PENDING_DRIVER_CALLS && i < n; i++) {
 		struct it_driver_chunk *c = &dc->pending[i];
 		__u64 len = c->pgsize * c->pgcount;
+		bool in = c->iova - iova < size;
 
-		if (keep && c->iova - iova < size)
+		inside += in;
+		if (keep && in)
 			record_driver(kind, c->probe_id, dc->domain, c->iova, c->paddr, c->pgsize,
 				      c->pgcount, len);
 		else
@@ -517,13 +524,17 @@ static __always_inline void release_driver_calls(struct it_driver_call *dc, __u3
 	}
 	dc->npending = 0;
 	dc->big = 0;
+	return inside;
 }
 
 /* The threshold mode's driver call where no core call program said its call's size: a record
  * when it alone reaches the threshold, or an earlier one of its call did; else held in
- * driver_calls until the call's event (a call of more driver calls than that holds: counted). A
- * held call of another thread or domain is from a call whose event did not come here (it
- * failed, or its thread moved to another CPU): it is counted. */
+ * driver_calls until the call's event (a call of more driver calls than that holds: counted).
+ * What is held for another thread or domain, or for a map call this one does not continue (the
+ * driver calls of a map are contiguous), is from a call whose event did not come here (it
+ * failed, or its thread moved to another CPU, or an interrupt mapped in between): counted. A
+ * program that runs nested in another's hold or let-go on this CPU (an interrupt's call) leaves
+ * the entry alone and records its call. */
 static __always_inline int hold_driver_call(__u32 kind, __u32 probe_id, __u32 call, __u64 domain,
 					    __u64 iova, __u64 paddr, __u64 pgsize, __u64 pgcount,
 					    __u64 len)
@@ -533,47 +544,63 @@ static __always_inline int hold_driver_call(__u32 kind, __u32 probe_id, __u32 ca
 
 	if (!dc)
 		return 0;
-	if (dc->tid != tid || dc->domain != domain)
-		release_driver_calls(dc, call, 0, 0, 0);
-	note_driver_call(dc, tid, domain, iova, probe_id);
-	if (dc->big || len >= threshold_bytes) {
-		dc->big = 1;
+	if (dc->busy) {
 		record_driver(kind, probe_id, domain, iova, paddr, pgsize, pgcount, len);
 		return 0;
 	}
+	dc->busy = 1;
+	if (dc->tid != tid || dc->domain != domain ||
+	    (call == IT_CALL_MAP && iova != dc->next_iova))
+		release_driver_calls(dc, call, 0, 0, 0);
+	note_driver_call(dc, tid, domain, iova, probe_id);
+	dc->next_iova = iova + len;
 	n = dc->npending;
-	if (n >= IT_PENDING_DRIVER_CALLS) {
+	if (dc->big || len >= threshold_bytes) {
+		dc->big = 1;
+		record_driver(kind, probe_id, domain, iova, paddr, pgsize, pgcount, len);
+	} else if (n >= IT_PENDING_DRIVER_CALLS) {
 		count_driver(kind, domain, iova, paddr, pgsize, pgcount, len);
-		return 0;
+	} else {
+		dc->pending[n].iova = iova;
+		dc->pending[n].paddr = paddr;
+		dc->pending[n].pgsize = pgsize;
+		dc->pending[n].pgcount = pgcount;
+		dc->pending[n].probe_id = probe_id;
+		dc->npending = n + 1;
 	}
-	dc->pending[n].iova = iova;
-	dc->pending[n].paddr = paddr;
-	dc->pending[n].pgsize = pgsize;
-	dc->pending[n].pgcount = pgcount;
-	dc->pending[n].probe_id = probe_id;
-	dc->npending = n + 1;
+	dc->busy = 0;
 	return 0;
 }
 
 /* At a map or unmap event of kind call over [iova, iova + size): lets this thread's driver calls
  * held on this CPU go, as records when keep. Another thread's stay (it was moved off this CPU
- * in its call; its next driver call or event here lets them go). */
-static __always_inline void end_held_driver_calls(__u32 call, bool keep, __u64 iova, __u64 size)
+ * in its call; its next driver call or event here lets them go), as do all when the event runs
+ * nested in a hold or let-go on this CPU. Returns whether the call's driver calls ended here
+ * (held in its range, or recorded at once); when not, they were or will be counted. */
+static __always_inline bool end_held_driver_calls(__u32 call, bool keep, __u64 iova, __u64 size)
 {
 	struct it_driver_call *dc = bpf_map_lookup_elem(&driver_calls, &call);
+	bool here;
 
-	if (dc && dc->tid == (__u32)bpf_get_current_pid_tgid())
-		release_driver_calls(dc, call, keep, iova, size);
+	if (!dc || dc->tid != (__u32)bpf_get_current_pid_tgid())
+		return 0;
+	if (dc->busy)
+		return 1;
+	dc->busy = 1;
+	here = dc->big;
+	here |= release_driver_calls(dc, call, keep, iova, size) > 0;
+	dc->busy = 0;
+	return here;
 }
 
 static __always_inline int on_map(__u64 iova, __u64 paddr, __u64 size)
 {
 	struct it_event *e;
-	__u32 flags;
+	__u32 flags, held_here = 1;
 	__u64 id;
 
 	if (holds_driver_calls(IT_CALL_MAP))
-		end_held_driver_calls(IT_CALL_MAP, !counted(size), iova, size);
+		held_here = end_held_driver_calls(IT_CALL_MAP, !counted(size), iova, size);
 	if (counted(size)) {
 		aggregate(IT_EV_MAP, running_event_domain(IT_CALL_MAP, iova, size), size, 0,
 			  align_class(iova | paddr), size, 0);
@@ -583,7 +610,7 @@ static __always_inline int on_map(__u64 iova, __u64 paddr, __u64 size)
 	if (!e)
 		return 0;
 	e->map.domain = event_domain(IT_CALL_MAP, id, iova, size, &flags);
-	e->h.flags = flags;
+	e->h.flags = flags | (held_here ? 0 : IT_F_DRIVER_CALLS_COUNTED);
 	e->map.iova = iova;
 	e->map.paddr = paddr;
 	e->map.size = size;
@@ -601,9 +628,10 @@ static __always_inline int on_unmap(__u64 iova, __u64 size, __u64 unmapped)
 	 * page-sized request and the driver removes the whole large page around it (AMD-Vi: 4 KiB
 	 * asked, 1 GiB unmapped), which is the unmap of a big mapping */
 	__u64 extent = unmapped > size ? unmapped : size;
+	__u32 held_here = 1;
 
 	if (holds_driver_calls(IT_CALL_UNMAP))
-		end_held_driver_calls(IT_CALL_UNMAP, !counted(extent), iova, extent);
+		held_here = end_held_driver_calls(IT_CALL_UNMAP, !counted(extent), iova, extent);
 	if (counted(extent)) {
 		aggregate(IT_EV_UNMAP, running_event_domain(IT_CALL_UNMAP, iova, size), size, 0,
 			  align_class(iova), unmapped, 0);
@@ -613,7 +641,7 @@ static __always_inline int on_unmap(__u64 iova, __u64 size, __u64 unmapped)
 	if (!e)
 		return 0;
 	e->unmap.domain = event_domain(IT_CALL_UNMAP, id, iova, size, &flags);
-	e->h.flags = flags;
+	e->h.flags = flags | (held_here ? 0 : IT_F_DRIVER_CALLS_COUNTED);
 	e->unmap.iova = iova;
 	e->unmap.size = size;
 	e->unmap.unmapped_size = unmapped;
@@ -765,7 +793,7 @@ static __always_inline int on_driver(__u32 kind, __u32 probe_id, __u32 call, __u
 				     __u64 iova, __u64 paddr, __u64 pgsize, __u64 pgcount, __u64 len)
 {
 	if (kind != IT_EV_DRIVER_MAP_RANGE && (driver_domains & (1u << call))) {
-		if (capture_mode == IT_MODE_THRESHOLD)
+		if (holds_driver_calls(call))
 			return hold_driver_call(kind, probe_id, call, domain, iova, paddr, pgsize,
 						pgcount, len);
 		enter_driver_call(call, domain, iova, probe_id);

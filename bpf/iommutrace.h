@@ -49,6 +49,10 @@ struct it_event_header {
 /* The domain of a map/unmap came from the driver's map_pages/unmap_pages call its thread made
  * last on its CPU, inside the event's IOVA range (where the core calls are not probed) */
 #define IT_F_DOMAIN_FROM_DRIVER (1u << 2)
+/* Threshold mode, driver calls held: a map/unmap recorded whose driver calls were not held for
+ * it on its CPU (its thread moved, or something else let them go): they are counted, so no
+ * pages are derived for it */
+#define IT_F_DRIVER_CALLS_COUNTED (1u << 3)
 
 struct it_map {
 	__u64 domain;
@@ -170,10 +174,11 @@ struct it_driver_call {
 	__u64 domain;
 	__u64 iova;
 	__u64 reported;
+	__u64 next_iova;	/* where the held map call's next driver call starts */
 	__u32 tid;
 	__u32 npending;
 	__u32 big;
-	__u32 pad;
+	__u32 busy;		/* a program holds or lets go here (one nested in it keeps off) */
 	struct it_driver_chunk pending[IT_PENDING_DRIVER_CALLS];
 };
 

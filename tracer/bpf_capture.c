@@ -320,12 +320,19 @@ int bpf_capture_attach(struct bpf_capture *c)
 	unsigned from_drivers;
 	int attached = 0;
 
+	/* the threshold mode holds the driver calls of those kinds from their first run */
+	if (c->holds)
+		c->skel->bss->held_calls = c->driver_domains;
 	for (size_t i = 0; i < c->plan->count; i++)
 		if (c->plan->probes[i].role != ROLE_DOMAIN_CALL)
 			attached += attach_one(c, i);
 	/* a core call whose domain the driver calls inside it give is not attached: it would
 	 * cost a program per call and say nothing more (its programs stay loaded, unused) */
 	from_drivers = attached_driver_domains(c);
+	/* where a driver probe failed, the core calls are attached and say the size instead
+	 * (what is held meanwhile is let go by its event, or at the end) */
+	if (c->holds)
+		c->skel->bss->held_calls = from_drivers;
 	for (size_t i = 0; i < c->plan->count; i++) {
 		struct probe *p = &c->plan->probes[i];
 

@@ -773,8 +773,10 @@ static int add_map(struct event_writer *w, const struct it_event *e)
 			      domain);
 	if (joined < 0)
 		return -1;
-	if (!joined && insert_derived(w, "map", id, &e->h, NULL, domain, e->map.iova, e->map.paddr,
-				      e->map.size))
+	/* no pages derived where the capture counted this map's driver calls */
+	if (!joined && !(e->h.flags & IT_F_DRIVER_CALLS_COUNTED) &&
+	    insert_derived(w, "map", id, &e->h, NULL, domain, e->map.iova, e->map.paddr,
+			   e->map.size))
 		return -1;
 	return live_maps_add(w->live, &(struct live_map){ domain, e->map.iova, e->map.paddr,
 							  e->map.size }) < 0 ? -1 : 0;
@@ -817,7 +819,7 @@ static int add_unmap(struct event_writer *w, const struct it_event *e)
 	joined = join_pending(w, &e->h, 1, e->unmap.iova, e->unmap.size, 0, id, e->unmap.domain);
 	if (joined < 0)
 		return -1;
-	u = (struct unmap_ctx){ w, e, id, !joined };
+	u = (struct unmap_ctx){ w, e, id, !joined && !(e->h.flags & IT_F_DRIVER_CALLS_COUNTED) };
 	return live_maps_remove(w->live, e->unmap.domain, e->unmap.iova, e->unmap.unmapped_size,
 				unmapped_piece, &u) < 0 ? -1 : 0;
 }

@@ -400,10 +400,26 @@ static void aggregate_mode_counts_in_driver_call_domain(void **state)
 			    "NULL|map|1|16384;" DOM "|map|1|16384;" DOM "|unmap|1|16384;");
 }
 
+/* Sets held_calls, which bpf_capture_attach sets from the driver probes that attached (none
+ * attach here): the kinds whose driver calls the threshold mode holds. */
+static void set_held_calls(struct fixture *f, uint32_t kinds)
+{
+	int fd = bpf_capture_map_fd(f->cap, ".bss");
+	struct bpf_map_info info = {};
+	uint32_t len = sizeof(info), key = 0;
+
+	assert_true(fd >= 0);
+	assert_int_equal(bpf_obj_get_info_by_fd(fd, &info, &len), 0);
+	/* held_calls is the only variable in .bss */
+	assert_int_equal(info.value_size, sizeof(kinds));
+	assert_int_equal(bpf_map_update_elem(fd, &key, &kinds, BPF_ANY), 0);
+}
+
 /* Seeds, on every CPU, thread tid's driver calls of kind call into domain as held by the
- * threshold mode's map_pages or unmap_pages program until their core call's event. */
+ * threshold mode's map_pages or unmap_pages program until their core call's event; busy: as if
+ * a program were holding or letting go there (the event then runs nested in it). */
 static void hold_driver_calls(struct fixture *f, uint32_t call, uint64_t domain, uint32_t tid,
-			      const struct it_driver_chunk *chunks, uint32_t n)
+			      const struct it_driver_chunk *chunks, uint32_t n, uint32_t busy)
 {
 	int ncpus = libbpf_num_possible_cpus();
 	struct it_driver_call *calls = calloc((size_t)ncpus, sizeof(*calls));
@@ -413,7 +429,7 @@ static void hold_driver_calls(struct fixture *f, uint32_t call, uint64_t domain,
 	assert_non_null(calls);
 	for (int cpu = 0; cpu < ncpus; cpu++) {
 		calls[cpu] = (struct it_driver_call){ .domain = domain, .iova = chunks[n - 1].iova,
-						      .tid = tid, .npending = n };
+						      .tid = tid, .npending = n, .busy = busy };
 		memcpy(calls[cpu].pending, chunks, n * sizeof(*chunks));
 	}
 	assert_int_equal(bpf_map_update_elem(fd, &call, calls, BPF_ANY), 0);
@@ -439,7 +455,9 @@ static uint32_t held_driver_calls(struct fixture *f, uint32_t call)
 /* Threshold mode (64 KiB) where the driver calls give the domain, so that no core call says its
  * size first: the driver calls the map_pages/unmap_pages programs held go with their call's
  * event, as rows of a big call and counted for a small one; a held call outside the event's
- * range (of a call whose event never came) is counted; another thread's stay held. */
+ * range (of a call whose event never came) is counted. An event that finds nothing held for it
+ * (another thread's calls stay held; its own were let go elsewhere) is flagged so that no pages
+ * are derived on top of the counted ones; one nested in a hold or let-go leaves what is held. */
 static void threshold_mode_releases_held_driver_calls(void **state)
 {
 	struct fixture *f = load_driver_domains(&(struct bpf_capture_opts){
@@ -456,6 +474,12 @@ static void threshold_mode_releases_held_driver_calls(void **state)
 		{ .iova = 0x90000000, .paddr = 0x200000000ull, .pgsize = 4096, .pgcount = 2 },
 		{ .iova = 0x80400000, .paddr = 0x100400000ull, .pgsize = 65536, .pgcount = 1 },
 	};
+	const struct it_driver_chunk stale[] = {
+		{ .iova = 0x90000000, .paddr = 0x200000000ull, .pgsize = 4096, .pgcount = 1 },
+	};
+	const struct it_driver_chunk first_page[] = {
+		{ .iova = 0x80200000, .paddr = 0x100200000ull, .pgsize = 4096, .pgcount = 1 },
+	};
 	const struct it_driver_chunk page_of_big_unmap[] = {
 		{ .iova = 0x80400000, .pgsize = 4096, .pgcount = 1 },
 	};
@@ -463,45 +487,56 @@ static void threshold_mode_releases_held_driver_calls(void **state)
 	const uint64_t small_map[] = { 0x80001000, 0x100002000ull, 4096 };
 	const uint64_t third_map[] = { 0x80400000, 0x100400000ull, 65536 };
 	const uint64_t unmap[] = { 0x80400000, 4096, 65536 };
-	cpu_set_t one;
+	cpu_set_t one, all;
 
 	*state = f;
+	set_held_calls(f, 1u << IT_CALL_MAP | 1u << IT_CALL_UNMAP);
+	assert_int_equal(sched_getaffinity(0, sizeof(all), &all), 0);
 	CPU_ZERO(&one);
 	CPU_SET(sched_getcpu(), &one);
 	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
-	hold_driver_calls(f, IT_CALL_MAP, 0xffff888123456000ull, tid, big, 2);
+	hold_driver_calls(f, IT_CALL_MAP, 0xffff888123456000ull, tid, big, 2, 0);
 	fire(f, "raw_map", big_map, 3);
 	assert_int_equal(held_driver_calls(f, IT_CALL_MAP), 0);
-	hold_driver_calls(f, IT_CALL_MAP, 0xffff888123456000ull, tid, small, 1);
+	hold_driver_calls(f, IT_CALL_MAP, 0xffff888123456000ull, tid, small, 1, 0);
 	fire(f, "raw_map", small_map, 3);
-	hold_driver_calls(f, IT_CALL_MAP, 0xffff888123456000ull, tid, stale_and_big, 2);
+	hold_driver_calls(f, IT_CALL_MAP, 0xffff888123456000ull, tid, stale_and_big, 2, 0);
 	fire(f, "raw_map", third_map, 3);
-	hold_driver_calls(f, IT_CALL_UNMAP, 0xffff888123456000ull, tid, page_of_big_unmap, 1);
+	hold_driver_calls(f, IT_CALL_UNMAP, 0xffff888123456000ull, tid, page_of_big_unmap, 1, 0);
 	fire(f, "raw_unmap", unmap, 3);
 	assert_int_equal(held_driver_calls(f, IT_CALL_UNMAP), 0);
-	hold_driver_calls(f, IT_CALL_MAP, 0xffff888123456000ull, tid + 1, small, 1);
+	hold_driver_calls(f, IT_CALL_MAP, 0xffff888123456000ull, tid + 1, small, 1, 0);
 	fire(f, "raw_map", big_map, 3);
 	assert_int_equal(held_driver_calls(f, IT_CALL_MAP), 1);
+	hold_driver_calls(f, IT_CALL_MAP, 0xffff888123456000ull, tid, stale, 1, 0);
+	fire(f, "raw_map", big_map, 3);
+	hold_driver_calls(f, IT_CALL_MAP, 0xffff888123456000ull, tid, first_page, 1, 1);
+	fire(f, "raw_map", big_map, 3);
+	assert_int_equal(held_driver_calls(f, IT_CALL_MAP), 1);
+	assert_int_equal(sched_setaffinity(0, sizeof(all), &all), 0);
 	drain(f);
 	flush(f, 1000);
 	assert_string_equal(sql_rows(f->db, "SELECT map_id, domain, domain_source, iova_hex"
 				     " FROM maps_view ORDER BY map_id"),
 			    "1|" DOM "|driver|0x80200000;2|" DOM "|driver|0x80400000;"
-			    "3|NULL|NULL|0x80200000;");
+			    "3|NULL|NULL|0x80200000;4|NULL|NULL|0x80200000;"
+			    "5|" DOM "|driver|0x80200000;");
+	/* no pages derived for maps 3 and 4, whose driver calls were counted; map 5's held call
+	 * stayed held (nested), so its pages are derived */
 	assert_string_equal(sql_rows(f->db, "SELECT op, map_id, unmap_id, iova, pgsize_bytes,"
 				     " pgcount, source FROM driver_maps ORDER BY rowid"),
 			    "map|1|NULL|2149580800|4096|1|observed;"
 			    "map|1|NULL|2149584896|4096|15|observed;"
 			    "map|2|NULL|2151677952|65536|1|observed;"
 			    "unmap|NULL|1|2151677952|4096|1|observed;"
-			    /* the map whose driver call another thread holds: pages derived */
-			    "map|3|NULL|2149580800|4096|16|derived;");
+			    "map|5|NULL|2149580800|4096|16|derived;");
 	assert_string_equal(sql_rows(f->db, "SELECT domain, op, call_size_class, pgsize_bytes,"
-				     " count, bytes, pages FROM map_aggregates_view ORDER BY op,"
-				     " size_log2"),
-			    DOM "|driver_map|4 KiB|4096|1|4096|1;"
-			    DOM "|driver_map|8 KiB|4096|1|8192|2;"
-			    DOM "|map|4 KiB|0|1|4096|0;");
+				     " align_log2, count, bytes, pages FROM map_aggregates_view"
+				     " ORDER BY op, size_log2, align_log2"),
+			    DOM "|driver_map|4 KiB|4096|12|1|4096|1;"
+			    DOM "|driver_map|4 KiB|4096|28|1|4096|1;"
+			    DOM "|driver_map|8 KiB|4096|28|1|8192|2;"
+			    DOM "|map|4 KiB|0|12|1|4096|0;");
 }
 
 /* What the threshold mode still holds when the probes are detached is counted, on every CPU:
@@ -521,8 +556,9 @@ static void threshold_mode_counts_calls_held_at_the_end(void **state)
 	int ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
 
 	*state = f;
-	hold_driver_calls(f, IT_CALL_MAP, 0xffff888123456000ull, 1, map, 1);
-	hold_driver_calls(f, IT_CALL_UNMAP, 0xffff888123456000ull, 1, unmap, 1);
+	set_held_calls(f, 1u << IT_CALL_MAP | 1u << IT_CALL_UNMAP);
+	hold_driver_calls(f, IT_CALL_MAP, 0xffff888123456000ull, 1, map, 1, 0);
+	hold_driver_calls(f, IT_CALL_UNMAP, 0xffff888123456000ull, 1, unmap, 1, 0);
 	bpf_capture_detach(f->cap);
 	assert_int_equal(bpf_capture_release_held(f->cap), 0);
 	assert_int_equal(held_driver_calls(f, IT_CALL_MAP), 0);
@@ -805,13 +841,19 @@ static void poll_delivers_at_most_its_budget(void **state)
 	assert_true((BPF_CAPTURE_POLL_BUDGET + 5) * IT_RECORD_BYTES < (16u << 20));
 	for (int i = 0; i < BPF_CAPTURE_POLL_BUDGET + 5; i++)
 		fire(f, "raw_map", map_args, 3);
-	assert_int_equal(bpf_capture_poll(f->cap, 0, count_event, &counted),
+	/* the budget holds for a poll that waits (the handlers woke it) and for one that does
+	 * not, and is per call */
+	assert_int_equal(bpf_capture_poll(f->cap, 10, count_event, &counted),
 			 BPF_CAPTURE_POLL_BUDGET);
 	assert_int_equal(counted, BPF_CAPTURE_POLL_BUDGET);
-	/* the budget is per call, with or without a wait */
-	assert_int_equal(bpf_capture_poll(f->cap, 10, count_event, &counted), 5);
+	assert_int_equal(bpf_capture_poll(f->cap, 0, count_event, &counted), 5);
 	assert_int_equal(bpf_capture_poll(f->cap, 0, count_event, &counted), 0);
 	assert_int_equal(counted, BPF_CAPTURE_POLL_BUDGET + 5);
+	for (int i = 0; i < BPF_CAPTURE_POLL_BUDGET + 1; i++)
+		fire(f, "raw_map", map_args, 3);
+	assert_int_equal(bpf_capture_poll(f->cap, 0, count_event, &counted),
+			 BPF_CAPTURE_POLL_BUDGET);
+	assert_int_equal(bpf_capture_poll(f->cap, 0, count_event, &counted), 1);
 }
 
 /* A program the kernel will not load (here: tp_btf on a tracepoint this kernel lacks) is left out

@@ -430,8 +430,8 @@ int bpf_capture_release_held(struct bpf_capture *c)
 		LIBBPF_OPTS(bpf_test_run_opts, opts, .cpu = (__u32)cpu,
 			    .flags = BPF_F_TEST_RUN_ON_CPU);
 
-		/* ENXIO: the CPU is offline (or not there), holding nothing the programs
-		 * could reach since */
+		/* ENXIO: the CPU is offline; what it held when it went down (CPU hotplug
+		 * during a capture) stays uncounted */
 		if (bpf_prog_test_run_opts(fd, &opts) && errno != ENXIO)
 			return -errno;
 	}

@@ -529,32 +529,6 @@ static void open_refuses_existing_foreign_and_newer_files(void **state)
 	rmdir(dir);
 }
 
-/* A new file has pages of 16 KiB; an existing file keeps its own page size, and either way a
- * checkpoint comes every 32 MiB of pages. */
-static void new_files_have_16k_pages_and_checkpoints_by_bytes(void **state)
-{
-	char dir[] = "/tmp/iommutrace-db-XXXXXX", path[128], err[256];
-	sqlite3 *db;
-
-	assert_non_null(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/x.db", dir);
-	db = itdb_open(path, ITDB_CREATE, err, sizeof(err));
-	assert_non_null(db);
-	assert_string_equal(sql_rows(db, "PRAGMA page_size"), "16384;");
-	assert_string_equal(sql_rows(db, "PRAGMA wal_autocheckpoint"), "2048;");
-	/* made again with 4 KiB pages, as an older iommutrace made it */
-	assert_int_equal(itdb_exec(db, "PRAGMA journal_mode = DELETE; PRAGMA page_size = 4096;"
-				   " VACUUM", "test"), 0);
-	itdb_close(db);
-	db = itdb_open(path, ITDB_APPEND, err, sizeof(err));
-	assert_non_null(db);
-	assert_string_equal(sql_rows(db, "PRAGMA page_size"), "4096;");
-	assert_string_equal(sql_rows(db, "PRAGMA wal_autocheckpoint"), "8192;");
-	itdb_close(db);
-	assert_int_equal(itdb_remove(path, err, sizeof(err)), 0);
-	assert_int_equal(rmdir(dir), 0);
-}
-
 /* A version 1 file (no map_* tables) reads as it is and is migrated when opened for writing. */
 static void open_migrates_version_1(void **state)
 {
@@ -660,7 +634,6 @@ int main(void)
 		cmocka_unit_test_setup_teardown(dma_api_ties_domain_to_device, setup, teardown),
 		cmocka_unit_test_setup_teardown(session_end_marks_complete, setup, teardown),
 		cmocka_unit_test(open_refuses_existing_foreign_and_newer_files),
-		cmocka_unit_test(new_files_have_16k_pages_and_checkpoints_by_bytes),
 		cmocka_unit_test(open_migrates_version_1),
 		cmocka_unit_test(open_migrates_version_5),
 	};

@@ -1,0 +1,213 @@
+/* Checkpoints of a writing connection (common/db_checkpoint.h): when they come, and that the pages
+ * each wrote into the database file leave the kernel's page cache while the rest stays. */
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <cmocka.h>
+#include "tests/sql_rows.h"
+#include "common/db.h"
+#include "common/db_checkpoint.h"
+
+#define TMPFS_MAGIC 0x01021994
+#define BLOB (512 << 10)
+
+struct fixture {
+	char dir[64], path[96];
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	/* /var/tmp: on disk on Debian, where /tmp may be a tmpfs (no page cache to drop) */
+	snprintf(f->dir, sizeof(f->dir), "/var/tmp/iommutrace-ckpt-XXXXXX");
+	if (!mkdtemp(f->dir))
+		return -1;
+	snprintf(f->path, sizeof(f->path), "%s/x.db", f->dir);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	char err[256];
+
+	itdb_remove(f->path, err, sizeof(err));
+	rmdir(f->dir);
+	free(f);
+	return 0;
+}
+
+static off_t file_size(const char *path)
+{
+	struct stat st;
+
+	assert_int_equal(stat(path, &st), 0);
+	return st.st_size;
+}
+
+/* One transaction adding a row of BLOB bytes */
+static void commit_blob(sqlite3 *db)
+{
+	assert_int_equal(itdb_exec(db, "INSERT INTO t(b) VALUES (zeroblob(524288))", "test"), 0);
+}
+
+/* Commits blobs until the database file grows (in WAL mode only a checkpoint writes it); returns
+ * the bytes committed by then, or 0 when 64 MiB did not make it grow. */
+static size_t bytes_until_checkpoint(sqlite3 *db, const char *path)
+{
+	off_t before = file_size(path);
+
+	for (size_t bytes = BLOB; bytes <= 64 << 20; bytes += BLOB) {
+		commit_blob(db);
+		if (file_size(path) != before)
+			return bytes;
+	}
+	return 0;
+}
+
+/* A new file has pages of 16 KiB, an older file keeps its own (4 KiB here), and either way a
+ * checkpoint comes once 32 MiB of pages are in the -wal file. */
+static void checkpoints_come_every_32_mib_of_pages(void **state)
+{
+	struct fixture *f = *state;
+	char err[256];
+	size_t bytes;
+	sqlite3 *db;
+
+	db = itdb_open(f->path, ITDB_CREATE, err, sizeof(err));
+	assert_non_null(db);
+	assert_string_equal(sql_rows(db, "PRAGMA page_size"), "16384;");
+	assert_int_equal(itdb_exec(db, "CREATE TABLE t(b BLOB)", "test"), 0);
+	bytes = bytes_until_checkpoint(db, f->path);
+	/* 32 MiB of pages: the blobs (a 512 KiB blob is 33 pages of 16 KiB, its overflow pages
+	 * holding 16380 bytes each) and the schema's pages */
+	assert_in_range(bytes, 28 << 20, 32 << 20);
+	/* made again with 4 KiB pages, as an older iommutrace made it */
+	assert_int_equal(itdb_exec(db, "PRAGMA journal_mode = DELETE; PRAGMA page_size = 4096;"
+				   " VACUUM", "test"), 0);
+	assert_int_equal(itdb_close(db), 0);
+	db = itdb_open(f->path, ITDB_APPEND, err, sizeof(err));
+	assert_non_null(db);
+	assert_string_equal(sql_rows(db, "PRAGMA page_size"), "4096;");
+	bytes = bytes_until_checkpoint(db, f->path);
+	assert_in_range(bytes, 28 << 20, 32 << 20);
+	assert_int_equal(itdb_close(db), 0);
+}
+
+/* How many of the file's pages in [from, to) are in the page cache, and how many there are */
+static void resident(const char *path, off_t from, off_t to, size_t *in, size_t *all)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	int fd = open(path, O_RDONLY);
+	off_t size = file_size(path);
+	unsigned char *vec;
+	void *map;
+
+	assert_true(fd >= 0);
+	map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+	assert_true(map != MAP_FAILED);
+	vec = calloc((size + page - 1) / page, 1);
+	assert_non_null(vec);
+	assert_int_equal(mincore(map, size, vec), 0);
+	*in = *all = 0;
+	for (off_t p = from / page; p < (to + page - 1) / page; p++) {
+		*in += vec[p] & 1;
+		(*all)++;
+	}
+	free(vec);
+	munmap(map, size);
+	close(fd);
+}
+
+/* Reads the file's first `bytes` (into the page cache) */
+static void read_head(const char *path, size_t bytes)
+{
+	char *buf = malloc(bytes);
+	int fd = open(path, O_RDONLY);
+
+	assert_true(fd >= 0 && buf);
+	assert_int_equal(pread(fd, buf, bytes, 0), (ssize_t)bytes);
+	free(buf);
+	close(fd);
+}
+
+/* Writes 8 MiB of rows checkpointed every 1 MiB, reads the file's first 2 MiB back, writes 4 MiB
+ * more, and says how much of the head and of the last MiB the page cache has. drop: through
+ * db_checkpoint_install; else SQLite's own checkpoints (the control: then both stay). */
+static void write_and_look(const char *path, int drop, size_t head[2], size_t tail[2])
+{
+	char err[256];
+	sqlite3 *db = itdb_open(path, ITDB_CREATE_FORCE, err, sizeof(err));
+	off_t size;
+
+	assert_non_null(db);
+	if (drop)
+		assert_true(db_checkpoint_install(db, 1 << 20));
+	else
+		assert_int_equal(sqlite3_wal_autocheckpoint(db, (1 << 20) / 16384), SQLITE_OK);
+	assert_int_equal(itdb_exec(db, "CREATE TABLE t(b BLOB)", "test"), 0);
+	for (int i = 0; i < 16; i++)
+		commit_blob(db);
+	read_head(path, 2 << 20);
+	for (int i = 0; i < 8; i++)
+		commit_blob(db);
+	size = file_size(path);
+	assert_true(size > 10 << 20);
+	resident(path, 0, 2 << 20, &head[0], &head[1]);
+	resident(path, size - (1 << 20), size, &tail[0], &tail[1]);
+	/* the last commits, not checkpointed yet, are in the -wal file */
+	assert_int_equal(itdb_close(db), 0);
+}
+
+static void checkpoints_drop_what_they_wrote_from_the_page_cache(void **state)
+{
+	struct fixture *f = *state;
+	size_t head[2], tail[2];
+	struct statfs fs;
+
+	assert_int_equal(statfs(f->dir, &fs), 0);
+	if (fs.f_type == TMPFS_MAGIC)
+		skip();	/* a tmpfs file is its page cache */
+	/* the control: SQLite's own checkpoints leave every page written or read in the cache */
+	write_and_look(f->path, 0, head, tail);
+	assert_int_equal(head[0], head[1]);
+	assert_int_equal(tail[0], tail[1]);
+	write_and_look(f->path, 1, head, tail);
+	assert_int_equal(head[0], head[1]);	/* read back after its checkpoints: stays */
+	assert_int_equal(tail[0], 0);
+	assert_true(tail[1] >= 256);
+}
+
+/* An in-memory database has no file: checkpoints only */
+static void a_database_without_a_file_only_checkpoints(void **state)
+{
+	sqlite3 *db;
+
+	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
+	assert_false(db_checkpoint_install(db, 1 << 20));
+	sqlite3_close(db);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(checkpoints_come_every_32_mib_of_pages, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(checkpoints_drop_what_they_wrote_from_the_page_cache,
+						setup, teardown),
+		cmocka_unit_test(a_database_without_a_file_only_checkpoints),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

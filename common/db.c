@@ -313,7 +313,8 @@ sqlite3 *itdb_open(const char *path, enum itdb_open_mode mode, char *err, size_t
 			 sqlite3_errmsg(db));
 		goto fail;
 	}
-	if (!db_checkpoint_install(db, WAL_CHECKPOINT_BYTES))
+	if (!db_checkpoint_install(db, WAL_CHECKPOINT_BYTES,
+				   pragma_int(db, "PRAGMA page_size", 4096)))
 		log_debug("database %s: its pages stay in the page cache after checkpoints (no "
 			  "descriptor of it found in /proc/self/fd)", path);
 	/* versions 2, 3 and 5 added tables and views only: migrating is creating what is missing;

@@ -84,19 +84,13 @@ static int open_descriptor(const char *path)
 	return fd;
 }
 
-int db_checkpoint_install(sqlite3 *db, size_t bytes)
+int db_checkpoint_install(sqlite3 *db, size_t bytes, long page_size)
 {
-	sqlite3_int64 page_size = 0;
 	uint32_t page_shift = 9;	/* SQLite's pages: powers of two from 512 to 65536 bytes */
-	sqlite3_stmt *st;
 	uint64_t pages;
 	int fd;
 
-	if (sqlite3_prepare_v2(db, "PRAGMA page_size", -1, &st, NULL) == SQLITE_OK &&
-	    sqlite3_step(st) == SQLITE_ROW)
-		page_size = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	while (page_shift < 16 && (1ll << page_shift) < page_size)
+	while (page_shift < 16 && (1l << page_shift) < page_size)
 		page_shift++;
 	pages = bytes >> page_shift;
 	pages = pages < 1 ? 1 : pages > PAGES_MAX ? PAGES_MAX : pages;

@@ -17,13 +17,13 @@
 #include <stddef.h>
 #include <sqlite3.h>
 
-/* Makes db (open for writing, in WAL mode) checkpoint once its -wal file holds `bytes` of pages,
- * as sqlite3_wal_autocheckpoint would, each checkpoint followed by the drop above. The drop goes
- * through SQLite's own descriptor of the file, found in /proc/self/fd (SQLite does not hand it
- * out; a descriptor of our own would have to outlive the connection, since closing any
- * descriptor of a file drops the POSIX locks this process holds on it, SQLite's among them).
- * Where there is none (an in-memory database, no /proc), db only checkpoints. Returns whether
- * the drop is on. */
-int db_checkpoint_install(sqlite3 *db, size_t bytes);
+/* Makes db (open for writing, in WAL mode, with pages of page_size bytes) checkpoint once its
+ * -wal file holds `bytes` of pages, as sqlite3_wal_autocheckpoint would, each checkpoint followed
+ * by the drop above. The drop goes through SQLite's own descriptor of the file, found in
+ * /proc/self/fd (SQLite does not hand it out; a descriptor of our own would have to outlive the
+ * connection, since closing any descriptor of a file drops the POSIX locks this process holds on
+ * it, SQLite's among them). Where there is none (an in-memory database, no /proc), db only
+ * checkpoints. Returns whether the drop is on. */
+int db_checkpoint_install(sqlite3 *db, size_t bytes, long page_size);
 
 #endif

@@ -142,7 +142,7 @@ static void write_and_look(const char *path, int drop, size_t head[2], size_t ta
 	fd = open(path, O_RDONLY);
 	assert_true(fd >= 0);
 	if (drop)
-		assert_true(db_checkpoint_install(db, 1 << 20));
+		assert_true(db_checkpoint_install(db, 1 << 20, 16384));
 	else
 		assert_int_equal(sqlite3_wal_autocheckpoint(db, (1 << 20) / 16384), SQLITE_OK);
 	assert_int_equal(itdb_exec(db, "CREATE TABLE t(b BLOB)", "test"), 0);
@@ -185,7 +185,7 @@ static void a_database_without_a_file_only_checkpoints(void **state)
 	sqlite3 *db;
 
 	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
-	assert_false(db_checkpoint_install(db, 1 << 20));
+	assert_false(db_checkpoint_install(db, 1 << 20, 4096));
 	sqlite3_close(db);
 }
 

@@ -233,25 +233,31 @@ static __always_inline __u64 running_call_domain(__u32 call)
 	return cs ? cs->domain : 0;
 }
 
+/* This CPU's last driver call of kind call (driver_calls) where the driver calls give the domain
+ * of that kind's events (driver_domains), else NULL. A map or unmap event looks it up once, for
+ * its domain and (threshold mode) the calls held there. */
+static __always_inline struct it_driver_call *event_driver_call(__u32 call)
+{
+	if (!(driver_domains & (1u << call)))
+		return NULL;
+	return bpf_map_lookup_elem(&driver_calls, &call);
+}
+
 /* The domain of a map or unmap event of kind call over [iova, iova + size) made by thread id
- * (bpf_get_current_pid_tgid()): for driver_domains, that of the driver call of this thread
- * before it on this CPU when the call started inside the range (else it was another call's: an
+ * (bpf_get_current_pid_tgid()): that of dc (event_driver_call), the driver call of this thread
+ * before it on this CPU, when the call started inside the range (else it was another call's: an
  * interrupt's on this thread, or one whose event never fired); else, or failing that, the
  * thread's current core call's (attached where a driver probe was not). *flags gets where the
  * domain came from; 0 and no flag when unknown. */
-static __always_inline __u64 event_domain(__u32 call, __u64 id, __u64 iova, __u64 size,
-					  __u32 *flags)
+static __always_inline __u64 event_domain(const struct it_driver_call *dc, __u32 call, __u64 id,
+					  __u64 iova, __u64 size, __u32 *flags)
 {
 	struct it_call_state *cs;
 
 	*flags = 0;
-	if (driver_domains & (1u << call)) {
-		struct it_driver_call *dc = bpf_map_lookup_elem(&driver_calls, &call);
-
-		if (dc && dc->domain && dc->tid == (__u32)id && dc->iova - iova < size) {
-			*flags = IT_F_DOMAIN_FROM_DRIVER;
-			return dc->domain;
-		}
+	if (dc && dc->domain && dc->tid == (__u32)id && dc->iova - iova < size) {
+		*flags = IT_F_DOMAIN_FROM_DRIVER;
+		return dc->domain;
 	}
 	cs = current_call(call, id);
 	if (!cs || !cs->domain)
@@ -261,13 +267,14 @@ static __always_inline __u64 event_domain(__u32 call, __u64 id, __u64 iova, __u6
 }
 
 /* event_domain for the running thread, which it asks for only when there is a call to look up */
-static __always_inline __u64 running_event_domain(__u32 call, __u64 iova, __u64 size)
+static __always_inline __u64 running_event_domain(const struct it_driver_call *dc, __u32 call,
+						  __u64 iova, __u64 size)
 {
 	__u32 flags;
 
 	if (!domain_calls)
 		return 0;
-	return event_domain(call, bpf_get_current_pid_tgid(), iova, size, &flags);
+	return event_domain(dc, call, bpf_get_current_pid_tgid(), iova, size, &flags);
 }
 
 /* floor(log2(v)) for v > 0, without a loop (the BPF target has no count-leading-zeros) */
@@ -573,13 +580,13 @@ static __always_inline int hold_driver_call(__u32 kind, __u32 probe_id, __u32 ca
 }
 
 /* At a map or unmap event of kind call over [iova, iova + size): lets this thread's driver calls
- * held on this CPU go, as records when keep. Another thread's stay (it was moved off this CPU
- * in its call; its next driver call or event here lets them go), as do all when the event runs
- * nested in a hold or let-go on this CPU. Returns whether the call's driver calls ended here
+ * held on this CPU (dc: event_driver_call) go, as records when keep. Another thread's stay (it
+ * was moved off this CPU in its call; its next driver call or event here lets them go), as do
+ * all when the event runs nested in a hold or let-go on this CPU. Returns whether the call's driver calls ended here
  * (held in its range, or recorded at once); when not, they were or will be counted. */
-static __always_inline bool end_held_driver_calls(__u32 call, bool keep, __u64 iova, __u64 size)
+static __always_inline bool end_held_driver_calls(struct it_driver_call *dc, __u32 call, bool keep,
+						  __u64 iova, __u64 size)
 {
-	struct it_driver_call *dc = bpf_map_lookup_elem(&driver_calls, &call);
 	bool here;
 
 	if (!dc || dc->tid != (__u32)bpf_get_current_pid_tgid())
@@ -595,21 +602,22 @@ static __always_inline bool end_held_driver_calls(__u32 call, bool keep, __u64 i
 
 static __always_inline int on_map(__u64 iova, __u64 paddr, __u64 size)
 {
+	struct it_driver_call *dc = event_driver_call(IT_CALL_MAP);
 	struct it_event *e;
 	__u32 flags, held_here = 1;
 	__u64 id;
 
 	if (holds_driver_calls(IT_CALL_MAP))
-		held_here = end_held_driver_calls(IT_CALL_MAP, !counted(size), iova, size);
+		held_here = end_held_driver_calls(dc, IT_CALL_MAP, !counted(size), iova, size);
 	if (counted(size)) {
-		aggregate(IT_EV_MAP, running_event_domain(IT_CALL_MAP, iova, size), size, 0,
+		aggregate(IT_EV_MAP, running_event_domain(dc, IT_CALL_MAP, iova, size), size, 0,
 			  align_class(iova | paddr), size, 0);
 		return 0;
 	}
 	e = reserve(IT_EV_MAP, tp_probe[IT_TP_MAP], &id);
 	if (!e)
 		return 0;
-	e->map.domain = event_domain(IT_CALL_MAP, id, iova, size, &flags);
+	e->map.domain = event_domain(dc, IT_CALL_MAP, id, iova, size, &flags);
 	e->h.flags = flags | (held_here ? 0 : IT_F_DRIVER_CALLS_COUNTED);
 	e->map.iova = iova;
 	e->map.paddr = paddr;
@@ -620,6 +628,7 @@ static __always_inline int on_map(__u64 iova, __u64 paddr, __u64 size)
 
 static __always_inline int on_unmap(__u64 iova, __u64 size, __u64 unmapped)
 {
+	struct it_driver_call *dc = event_driver_call(IT_CALL_UNMAP);
 	struct it_event *e;
 	__u32 flags;
 	__u64 id;
@@ -631,16 +640,16 @@ static __always_inline int on_unmap(__u64 iova, __u64 size, __u64 unmapped)
 	__u32 held_here = 1;
 
 	if (holds_driver_calls(IT_CALL_UNMAP))
-		held_here = end_held_driver_calls(IT_CALL_UNMAP, !counted(extent), iova, extent);
+		held_here = end_held_driver_calls(dc, IT_CALL_UNMAP, !counted(extent), iova, extent);
 	if (counted(extent)) {
-		aggregate(IT_EV_UNMAP, running_event_domain(IT_CALL_UNMAP, iova, size), size, 0,
+		aggregate(IT_EV_UNMAP, running_event_domain(dc, IT_CALL_UNMAP, iova, size), size, 0,
 			  align_class(iova), unmapped, 0);
 		return 0;
 	}
 	e = reserve(IT_EV_UNMAP, tp_probe[IT_TP_UNMAP], &id);
 	if (!e)
 		return 0;
-	e->unmap.domain = event_domain(IT_CALL_UNMAP, id, iova, size, &flags);
+	e->unmap.domain = event_domain(dc, IT_CALL_UNMAP, id, iova, size, &flags);
 	e->h.flags = flags | (held_here ? 0 : IT_F_DRIVER_CALLS_COUNTED);
 	e->unmap.iova = iova;
 	e->unmap.size = size;

@@ -582,8 +582,9 @@ static __always_inline int hold_driver_call(__u32 kind, __u32 probe_id, __u32 ca
 /* At a map or unmap event of kind call over [iova, iova + size): lets this thread's driver calls
  * held on this CPU (dc: event_driver_call) go, as records when keep. Another thread's stay (it
  * was moved off this CPU in its call; its next driver call or event here lets them go), as do
- * all when the event runs nested in a hold or let-go on this CPU. Returns whether the call's driver calls ended here
- * (held in its range, or recorded at once); when not, they were or will be counted. */
+ * all when the event runs nested in a hold or let-go on this CPU. Returns whether the call's
+ * driver calls ended here (held in its range, or recorded at once); when not, they were or will
+ * be counted. */
 static __always_inline bool end_held_driver_calls(struct it_driver_call *dc, __u32 call, bool keep,
 						  __u64 iova, __u64 size)
 {

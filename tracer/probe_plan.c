@@ -139,10 +139,34 @@ static const char *bpf_strerror(int err)
 	return strerror(err);
 }
 
-/* Loads "return 0" as a tracing program of the given attach type against btf_id and attaches it:
- * the one reliable way to know whether fentry or tp_btf works on this target. Returns 0 or a
- * negative errno, with what failed in why. */
-static int try_tracing_attach(__u32 btf_id, enum bpf_attach_type type, char *why, size_t len)
+/* What attaching a test program found for one class of target (struct attach_classes). */
+struct attach_verdict {
+	bool known;
+	int err;			/* 0 or the attach's negative errno */
+	char why[160];			/* what failed */
+	const char *target;		/* the target it was found on */
+};
+
+/* The attach verdicts of one probe_plan_build: for tp_btf, one for every tracepoint; for fentry,
+ * one per argument count (x86 trampolines before 6.6 refuse functions of more than 6). Every
+ * test attach and its detach rewrite the kernel's function entries through ftrace, about 0.1 s
+ * each in the testbed under TCG, and the real programs attach once more: so each class is
+ * attached once, while every target is still loaded against (which catches what is particular
+ * to one target: not in kallsyms, refused for tracing). */
+#define MAX_CLASSED_ARGS 12	/* the kernel's MAX_BPF_FUNC_ARGS; more: each attached alone */
+
+struct attach_classes {
+	struct attach_verdict tp_btf;
+	struct attach_verdict fentry[MAX_CLASSED_ARGS + 1];
+};
+
+/* Loads "return 0" as a tracing program of the given attach type against btf_id (target), then
+ * attaches it unless verdict already says what attaching one of its class does: the one
+ * reliable way to know whether fentry or tp_btf works on this target. Returns 0 or a negative
+ * errno, with what failed in why (for a verdict found on another target, saying which). */
+static int try_tracing_attach(__u32 btf_id, const char *target, enum bpf_attach_type type,
+			      struct attach_verdict *verdict, const char *class, char *why,
+			      size_t len)
 {
 	const struct bpf_insn insns[] = {
 		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
@@ -150,23 +174,31 @@ static int try_tracing_attach(__u32 btf_id, enum bpf_attach_type type, char *why
 	};
 	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = type,
 		    .attach_btf_id = btf_id);
-	int prog_fd, link_fd, err = 0;
+	int prog_fd, link_fd, err;
 
 	prog_fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, NULL, "GPL", insns, 2, &opts);
 	if (prog_fd < 0) {
-		err = -errno;
-		snprintf(why, len, "load refused: %s", bpf_strerror(errno));
-		return err;
+		err = errno;
+		snprintf(why, len, "load refused: %s", bpf_strerror(err));
+		return -err;
 	}
-	link_fd = bpf_raw_tracepoint_open(NULL, prog_fd);
-	if (link_fd < 0) {
-		err = -errno;
-		snprintf(why, len, "attach refused: %s", bpf_strerror(errno));
-	} else {
-		close(link_fd);
+	if (!verdict->known) {
+		link_fd = bpf_raw_tracepoint_open(NULL, prog_fd);
+		verdict->err = link_fd < 0 ? -errno : 0;
+		if (link_fd < 0)
+			snprintf(verdict->why, sizeof(verdict->why), "attach refused: %s",
+				 bpf_strerror(-verdict->err));
+		else
+			close(link_fd);
+		verdict->target = target;
+		verdict->known = true;
 	}
 	close(prog_fd);
-	return err;
+	if (verdict->err && verdict->target == target)
+		snprintf(why, len, "%s", verdict->why);
+	else if (verdict->err)
+		snprintf(why, len, "%s (tried on %s%s)", verdict->why, verdict->target, class);
+	return verdict->err;
 }
 
 static void add_probe(struct probe_plan *plan, const struct probe *p)
@@ -206,7 +238,7 @@ static bool pick_handler(struct probe *p, const struct tracepoint_def *t, int na
 }
 
 static void plan_tracepoints(struct probe_plan *plan, const struct btf *btf,
-			     const struct probe_plan_opts *opts)
+			     const struct probe_plan_opts *opts, struct attach_classes *classes)
 {
 	for (size_t i = 0; i < sizeof(tracepoints) / sizeof(tracepoints[0]); i++) {
 		const struct tracepoint_def *t = &tracepoints[i];
@@ -231,7 +263,8 @@ static void plan_tracepoints(struct probe_plan *plan, const struct btf *btf,
 			p.mech = MECH_RAW_TP;
 		} else if (id < 0) {
 			snprintf(p.reason, sizeof(p.reason), "tracepoint not in this kernel");
-		} else if (try_tracing_attach(id, BPF_TRACE_RAW_TP, why, sizeof(why)) == 0) {
+		} else if (try_tracing_attach(id, t->target, BPF_TRACE_RAW_TP, &classes->tp_btf, "",
+					      why, sizeof(why)) == 0) {
 			p.mech = MECH_TP_BTF;
 		} else {
 			p.mech = MECH_RAW_TP;
@@ -269,24 +302,47 @@ static int slot_count(enum probe_role role)
 	}
 }
 
-static void plan_functions(struct probe_plan *plan, const struct btf *btf)
+/* Arguments of the function BTF id names, or -1. */
+static int function_nargs(const struct btf *btf, int id)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+
+	if (t && btf_is_func(t))
+		t = btf__type_by_id(btf, t->type);
+	return t && btf_is_func_proto(t) ? btf_vlen(t) : -1;
+}
+
+static void plan_functions(struct probe_plan *plan, const struct btf *btf,
+			   struct attach_classes *classes)
 {
 	for (size_t i = 0; i < sizeof(functions) / sizeof(functions[0]); i++) {
 		const struct function_def *f = &functions[i];
 		struct probe p = { .role = f->role, .target = f->name, .call = f->call,
 				   .size_arg = f->size_arg, .vendors = f->vendors,
 				   .optional = true };
-		char why[160] = "";
+		char why[200] = "", class[48] = "";
 		int id = btf__find_by_name_kind(btf, f->name, BTF_KIND_FUNC);
-		int slot = next_slot(plan, f->role);
+		int slot = next_slot(plan, f->role), nargs = id >= 0 ? function_nargs(btf, id) : -1;
+		struct attach_verdict alone = { 0 }, *verdict = &alone;
 
+		if (nargs >= 0 && nargs <= MAX_CLASSED_ARGS) {
+			verdict = &classes->fentry[nargs];
+			snprintf(class, sizeof(class), ", which also takes %d arguments", nargs);
+		}
 		p.in_kernel = id >= 0;
 		if (id < 0) {
 			snprintf(p.reason, sizeof(p.reason), "function not in this kernel");
+		} else if (f->vendors && plan->iommu_vendors &&
+			   !(f->vendors & plan->iommu_vendors)) {
+			/* its driver runs no IOMMU here, so it is never called: loading and
+			 * attaching it would only lengthen the start and the end */
+			snprintf(p.reason, sizeof(p.reason),
+				 "left out: this machine has no IOMMU of this driver's");
 		} else if (slot >= slot_count(f->role)) {
 			snprintf(p.reason, sizeof(p.reason), "no free %s slot",
 				 probe_role_name(f->role));
-		} else if (try_tracing_attach(id, BPF_TRACE_FENTRY, why, sizeof(why)) == 0) {
+		} else if (try_tracing_attach(id, f->name, BPF_TRACE_FENTRY, verdict, class, why,
+					      sizeof(why)) == 0) {
 			p.mech = MECH_FENTRY;
 			p.index = slot;
 			plan->fentry_works = true;
@@ -306,6 +362,7 @@ int probe_plan_build(struct probe_plan *plan, const struct probe_plan_opts *opts
 		     size_t errlen)
 {
 	static const struct probe_plan_opts defaults;
+	struct attach_classes classes = { 0 };
 	struct btf *btf;
 
 	if (!opts)
@@ -319,9 +376,9 @@ int probe_plan_build(struct probe_plan *plan, const struct probe_plan_opts *opts
 	if (!btf)
 		snprintf(err, errlen, "the kernel has no BTF (/sys/kernel/btf/vmlinux: %s)",
 			 strerror(errno));
-	plan_tracepoints(plan, btf, opts);
+	plan_tracepoints(plan, btf, opts, &classes);
 	if (btf && !opts->no_functions && !opts->iommu_tracepoints_only)
-		plan_functions(plan, btf);
+		plan_functions(plan, btf, &classes);
 	btf__free(btf);
 	return plan->have_btf ? 0 : -1;
 }

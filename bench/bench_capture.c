@@ -1,10 +1,12 @@
 /* Item 2 of `make bench`: the highest event rate captured into a database file with zero loss,
  * and the rate at which loss starts, through the recorder's real path (bpf_capture_poll ->
  * event_writer -> SQLite, one consumer thread on CPU 0) with a generator thread on CPU 1 driving
- * the raw_tp map/unmap handlers by BPF_PROG_TEST_RUN (4 KiB maps and unmaps at moving IOVAs),
- * paced at a set rate. The rate steps up by 1.5x until loss (or until the generator cannot go
- * faster), then bisects. Per capture mode, and for bpftrace driven the same way
- * (bpftrace_peer.h, its output to a file). Also the recorder's peak RSS. */
+ * the map/unmap handlers with the storm of bpf/replay.h (4 KiB maps and unmaps at moving IOVAs),
+ * paced at a set rate: ours through replay_map_unmap, REPLAY_BATCH events of the real handlers
+ * per BPF_PROG_TEST_RUN, bpftrace's one event per test run of its raw_tp programs. The rate
+ * steps up by 1.5x until loss (or until the generator cannot go faster), then bisects. Per
+ * capture mode, and for bpftrace (bpftrace_peer.h, its output to a file). Also the recorder's
+ * peak RSS. */
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -17,6 +19,7 @@
 #include "bench/bpftrace_peer.h"
 #include "bench/raw_plan.h"
 #include "bench/rows.h"
+#include "bpf/replay.h"
 #include "common/db.h"
 #include "tracer/aggregates.h"
 #include "tracer/bpf_capture.h"
@@ -29,10 +32,16 @@
 #define FIRST_RATE 100000.0
 #define MAX_STEPS 14
 #define BISECTIONS 3
+/* events per test run of replay_map_unmap: at 2 M events/s a run every 16 us, fine enough a step
+ * for the pacing, and the test run's own cost (a syscall, microseconds here) spread thin */
+#define REPLAY_BATCH 32
+/* events test-run one at a time (bpftrace's) between two looks at the clock */
+#define PACE_EVERY 32
 /* bpftrace -B full leaves at most its stdio buffer unwritten until it exits: a few hundred lines */
 #define BPFTRACE_UNFLUSHED_LINES 512
 
 struct generator {
+	int replay_fd;			/* ours: replay_map_unmap; -1: map_fd/unmap_fd per event */
 	int map_fd, unmap_fd;
 	int tracepoint_ctx;		/* bpftrace's code: arguments after an 8-byte header */
 	double rate, seconds;
@@ -56,34 +65,50 @@ static void pin(int cpu)
 	sched_setaffinity(0, sizeof(set), &set);
 }
 
-static void *generate(void *arg)
+/* Waits until event i is due at g->rate; returns 0, or 1 once g->seconds are over. */
+static int pace(struct generator *g, uint64_t i, double start)
 {
-	struct generator *g = arg;
+	double t = bench_now() - start;
+
+	while (i > g->rate * t && t < g->seconds)
+		t = bench_now() - start;
+	return t >= g->seconds;
+}
+
+/* Events first to first + count - 1 of the storm; returns 0 or an errno. */
+static int replay(struct generator *g, uint64_t first, uint64_t count)
+{
 	uint64_t args[4] = {}, *a = args + (g->tracepoint_ctx ? 1 : 0);
 	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = args,
 		    .ctx_size_in = (g->tracepoint_ctx ? 4 : 3) * 8);
-	double start = bench_now(), t = 0;
-	uint64_t i;
+
+	if (g->replay_fd >= 0) {
+		args[0] = first;
+		args[1] = count;
+		opts.ctx_size_in = 2 * 8;
+		return bpf_prog_test_run_opts(g->replay_fd, &opts) ? errno : 0;
+	}
+	for (uint64_t n = first; n < first + count; n++) {
+		a[0] = IT_REPLAY_IOVA(n);
+		a[1] = IT_REPLAY_UNMAP(n) ? IT_REPLAY_SIZE : IT_REPLAY_PADDR(n);
+		a[2] = IT_REPLAY_SIZE;
+		if (bpf_prog_test_run_opts(IT_REPLAY_UNMAP(n) ? g->unmap_fd : g->map_fd, &opts))
+			return errno;
+	}
+	return 0;
+}
+
+static void *generate(void *arg)
+{
+	struct generator *g = arg;
+	uint64_t batch = g->replay_fd >= 0 ? REPLAY_BATCH : PACE_EVERY, i;
+	double start = bench_now();
 
 	pin(GENERATOR_CPU);
-	for (i = 0;; i++) {
-		uint64_t page = (i / 2) % 65536;
-		int unmap = i & 1;
-
-		if ((i & 31) == 0) {
-			t = bench_now() - start;
-			while (i > g->rate * t && t < g->seconds)
-				t = bench_now() - start;
-			if (t >= g->seconds)
-				break;
-		}
-		a[0] = 0x100000000ull + page * 4096;
-		a[1] = unmap ? 4096 : 0x200000000ull + ((i * 7919) % (1u << 20)) * 4096;
-		a[2] = 4096;
-		if (bpf_prog_test_run_opts(unmap ? g->unmap_fd : g->map_fd, &opts)) {
-			g->failed = errno;
+	for (i = 0; !pace(g, i, start); i += batch) {
+		g->failed = replay(g, i, batch);
+		if (g->failed)
 			break;
-		}
 	}
 	g->sent = i;
 	g->elapsed = bench_now() - start;
@@ -273,14 +298,13 @@ static int run_ours(struct probe_plan *plan, size_t m, const char *dir, double s
 	int ret = -1;
 
 	snprintf(path, sizeof(path), "%s/capture-%s.db", dir, mode);
-	r.cap = bpf_capture_load(plan, &(struct bpf_capture_opts){ .mode = bench_modes[m] }, err,
-				 sizeof(err));
+	r.cap = bpf_capture_load(plan, &(struct bpf_capture_opts){ .mode = bench_modes[m],
+				 .replay = true }, err, sizeof(err));
 	if (!r.cap) {
 		fprintf(stderr, "bench_capture: %s\n", err);
 		return -1;
 	}
-	g.map_fd = bpf_capture_prog_fd(r.cap, "raw_map");
-	g.unmap_fd = bpf_capture_prog_fd(r.cap, "raw_unmap");
+	g.replay_fd = bpf_capture_prog_fd(r.cap, "replay_map_unmap");
 	db = itdb_open(path, ITDB_CREATE_FORCE, err, sizeof(err));
 	if (!db) {
 		fprintf(stderr, "bench_capture: %s\n", err);
@@ -346,8 +370,9 @@ int main(int argc, char **argv)
 	if (!have_peer && !bench_env_ull("BENCH_NO_PEER", 0))
 		bench_note("item 2: no bpftrace peer: %s", err);
 	else if (have_peer) {
-		struct generator g = { .map_fd = peer.map_fd, .unmap_fd = peer.unmap_fd,
-				       .tracepoint_ctx = 1, .seconds = seconds };
+		struct generator g = { .replay_fd = -1, .map_fd = peer.map_fd,
+				       .unmap_fd = peer.unmap_fd, .tracepoint_ctx = 1,
+				       .seconds = seconds };
 
 		if (search_rates(step_bpftrace_fn, &peer, &g, BPFTRACE_UNFLUSHED_LINES, "bpftrace",
 				 &bt))
@@ -378,9 +403,10 @@ int main(int argc, char **argv)
 	bench_row(2, "recorder peak RSS, per-event capture", mib(ours_rss_kib), "MiB",
 		  have_peer ? "bpftrace" : NULL, mib(peer.usage.ru_maxrss), "lower", NULL);
 	bench_note("item 2: 2 CPUs here: consumer (writer into SQLite; bpftrace's reader) on CPU %d, "
-		   "generator (BPF_PROG_TEST_RUN of alternating 4 KiB map/unmap) on CPU %d; steps of "
-		   "%.1f s; 16 MiB ring buffer, 16 MiB per-CPU perf buffer for bpftrace; loss = the "
-		   "kernel's drop counters (ours), \"Lost N events\" and missing lines (bpftrace)",
-		   CONSUMER_CPU, GENERATOR_CPU, seconds);
+		   "generator (alternating 4 KiB map/unmap: ours %d events of the real handlers per "
+		   "BPF_PROG_TEST_RUN of replay_map_unmap, bpftrace's one per test run of its "
+		   "programs) on CPU %d; steps of %.1f s; 16 MiB ring buffer, 16 MiB per-CPU perf "
+		   "buffer for bpftrace; loss = the kernel's drop counters (ours), \"Lost N events\" "
+		   "and missing lines (bpftrace)", CONSUMER_CPU, REPLAY_BATCH, GENERATOR_CPU, seconds);
 	return 0;
 }

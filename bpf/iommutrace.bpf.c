@@ -10,6 +10,7 @@
 #include <bpf/bpf_core_read.h>
 #include "iommutrace.h"
 #include "probe_slots.h"
+#include "replay.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -850,6 +851,31 @@ int release_held_driver_calls(void *ctx)
 	dc = bpf_map_lookup_elem(&driver_calls, &call);
 	if (dc)
 		release_driver_calls(dc, call, 0, 0, 0);
+	return 0;
+}
+
+static long replay_one(__u64 i, void *ctx)
+{
+	__u64 n = *(__u64 *)ctx + i;
+
+	if (IT_REPLAY_UNMAP(n))
+		on_unmap(IT_REPLAY_IOVA(n), IT_REPLAY_SIZE, IT_REPLAY_SIZE);
+	else
+		on_map(IT_REPLAY_IOVA(n), IT_REPLAY_PADDR(n), IT_REPLAY_SIZE);
+	return 0;
+}
+
+/* Not attached, and loaded only for the benchmark (bpf_capture_opts.replay): events first to
+ * first + count - 1 of the storm of replay.h through the map and unmap tracepoints' own handlers,
+ * in one BPF_PROG_TEST_RUN (ctx: first, count), so that a generator core can produce more events
+ * per second than one test run per event would let it. */
+SEC("raw_tp")
+int replay_map_unmap(__u64 *ctx)
+{
+	__u64 first = ctx[0];
+	__u32 count = ctx[1] < IT_REPLAY_MAX_BATCH ? ctx[1] : IT_REPLAY_MAX_BATCH;
+
+	bpf_loop(count, replay_one, &first, 0);
 	return 0;
 }
 

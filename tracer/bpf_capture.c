@@ -180,6 +180,7 @@ static int open_and_load(struct bpf_capture *c, const struct bpf_capture_opts *o
 	c->skel->rodata->driver_domains = c->driver_domains;
 	c->holds = opts->mode == CAPTURE_THRESHOLD && c->driver_domains;
 	bpf_program__set_autoload(c->skel->progs.release_held_driver_calls, c->holds);
+	bpf_program__set_autoload(c->skel->progs.replay_map_unmap, opts->replay);
 	c->skel->rodata->threshold_bytes = opts->threshold_bytes ? opts->threshold_bytes :
 				     CAPTURE_DEFAULT_THRESHOLD;
 	ring = ringbuf_size(opts->ringbuf_bytes);

@@ -4,6 +4,7 @@
 #ifndef IOMMUTRACE_BPF_CAPTURE_H
 #define IOMMUTRACE_BPF_CAPTURE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "bpf/iommutrace.h"
@@ -30,6 +31,7 @@ struct bpf_capture_opts {
 	enum capture_mode mode;
 	uint64_t threshold_bytes;	/* CAPTURE_THRESHOLD only; 0: 2 MiB */
 	uint32_t aggregate_entries;	/* capacity of the aggregate hash; 0: the default */
+	bool replay;			/* also load replay_map_unmap (benchmarks; bpf/replay.h) */
 };
 
 /* Opens and loads the skeleton for plan (which must outlive the capture) with opts (NULL:

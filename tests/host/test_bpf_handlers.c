@@ -22,6 +22,7 @@
 #include "common/iommu_units.h"
 #include "common/privilege.h"
 #include "bpf/probe_slots.h"
+#include "bpf/replay.h"
 #include "tracer/aggregates.h"
 #include "tracer/bpf_capture.h"
 #include "tracer/event_writer.h"
@@ -856,6 +857,37 @@ static void poll_delivers_at_most_its_budget(void **state)
 	assert_int_equal(bpf_capture_poll(f->cap, 0, count_event, &counted), 1);
 }
 
+/* The benchmark's replay program runs the map and unmap handlers on the storm of replay.h, events
+ * first to first + count - 1, at most IT_REPLAY_MAX_BATCH of them per run; the recorder, which
+ * does not ask for it, does not load it. */
+static void replay_runs_the_handlers_on_the_storm(void **state)
+{
+	const uint64_t args[] = { 6, 4 }, too_many[] = { 0, IT_REPLAY_MAX_BATCH + 5 };
+	struct fixture *f = load_with(&(struct bpf_capture_opts){ 0 });
+	char expect[256];
+
+	*state = f;
+	assert_true(bpf_capture_prog_fd(f->cap, "replay_map_unmap") < 0);
+	teardown(state);
+	*state = f = load_with(&(struct bpf_capture_opts){ .replay = true });
+	fire(f, "replay_map_unmap", args, 2);
+	drain(f);
+	assert_int_equal(f->delivered, 4);
+	snprintf(expect, sizeof(expect), "%llu|%llu|4096;%llu|%llu|4096;",
+		 IT_REPLAY_IOVA(6ull), IT_REPLAY_PADDR(6ull), IT_REPLAY_IOVA(8ull),
+		 IT_REPLAY_PADDR(8ull));
+	assert_string_equal(sql_rows(f->db, "SELECT iova, paddr, size_bytes FROM maps ORDER BY map_id"),
+			    expect);
+	snprintf(expect, sizeof(expect), "%llu|4096|4096;%llu|4096|4096;", IT_REPLAY_IOVA(7ull),
+		 IT_REPLAY_IOVA(9ull));
+	assert_string_equal(sql_rows(f->db, "SELECT iova, size_bytes, unmapped_bytes FROM unmaps"
+				     " ORDER BY unmap_id"), expect);
+	fire(f, "replay_map_unmap", too_many, 2);
+	while (bpf_capture_poll(f->cap, 0, count_event, &f->delivered) > 0)
+		;
+	assert_int_equal(f->delivered, 4 + IT_REPLAY_MAX_BATCH);
+}
+
 /* A program the kernel will not load (here: tp_btf on a tracepoint this kernel lacks) is left out
  * with its reason, and the others load. */
 static void refused_program_is_left_out(void **state)
@@ -900,6 +932,7 @@ int main(void)
 		cmocka_unit_test_teardown(aggregate_mode_counts_all_and_flushes_growth, teardown),
 		cmocka_unit_test_teardown(flushed_classes_count_in_their_slots, teardown),
 		cmocka_unit_test_teardown(full_aggregates_count_overflow, teardown),
+		cmocka_unit_test_teardown(replay_runs_the_handlers_on_the_storm, teardown),
 		cmocka_unit_test(refused_program_is_left_out),
 	};
 	char missing[96];

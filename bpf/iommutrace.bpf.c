@@ -508,22 +508,39 @@ static __always_inline bool holds_driver_calls(__u32 call)
 	return capture_mode == IT_MODE_THRESHOLD && (driver_domains & held_calls & (1u << call));
 }
 
-/* Lets one held driver call go: as a record when what's top bit is set, else counted. what:
- * keep << 63 | call << 60 | probe_id << 48 | pgsize, so that five arguments carry the call
- * (probe ids are below PROBE_PLAN_MAX, 48; no IOMMU page comes near 2^48 bytes). Global, not
- * inline, so that the verifier checks it once: inline, the loop of release_driver_calls repeated
- * it in every program that lets held calls go, once per pending slot, and loading the threshold
- * mode's iommu:map and iommu:unmap programs took 0.95 and 0.81 s in the testbed. Keep the loop
- * free of branches: one that took the log2 of each page size there made the 6.1 verifier give
- * up (a million instructions processed). */
+/* let_go_driver_call's first argument, which carries a held call in one word so that five
+ * arguments do: keep (a record, else counted) in bit 63, the call's kind in bits 60 to 62, its
+ * probe id in bits 48 to 59 (probe ids are below PROBE_PLAN_MAX, 48), its page size in bits 0 to
+ * 47 (no IOMMU page comes near 2^48 bytes). */
+#define LET_GO_KEEP_SHIFT 63
+#define LET_GO_CALL_SHIFT 60
+#define LET_GO_CALL_MASK 7
+#define LET_GO_PROBE_SHIFT 48
+#define LET_GO_PROBE_MASK 0xfff
+#define LET_GO_PGSIZE_MASK ((1ull << LET_GO_PROBE_SHIFT) - 1)
+
+static __always_inline __u64 let_go_what(bool keep, __u32 call, __u32 probe_id, __u64 pgsize)
+{
+	return (__u64)keep << LET_GO_KEEP_SHIFT | (__u64)call << LET_GO_CALL_SHIFT |
+	       (__u64)(probe_id & LET_GO_PROBE_MASK) << LET_GO_PROBE_SHIFT |
+	       (pgsize & LET_GO_PGSIZE_MASK);
+}
+
+/* Lets one held driver call go (what: let_go_what). Global, not inline, so that the verifier
+ * checks it once: inline, the loop of release_driver_calls repeated it in every program that
+ * lets held calls go, once per pending slot, and loading the threshold mode's iommu:map and
+ * iommu:unmap programs took 0.95 and 0.81 s in the testbed. Keep the loop free of branches: one
+ * that took the log2 of each page size there made the 6.1 verifier give up (a million
+ * instructions processed). */
 __noinline int let_go_driver_call(__u64 what, __u64 domain, __u64 iova, __u64 paddr,
 				  __u64 pgcount)
 {
-	__u32 kind = (what >> 60 & 7) == IT_CALL_MAP ? IT_EV_DRIVER_MAP : IT_EV_DRIVER_UNMAP;
-	__u32 probe_id = what >> 48 & 0xfff;
-	__u64 pgsize = what & ((1ull << 48) - 1);
+	__u32 call = what >> LET_GO_CALL_SHIFT & LET_GO_CALL_MASK;
+	__u32 kind = call == IT_CALL_MAP ? IT_EV_DRIVER_MAP : IT_EV_DRIVER_UNMAP;
+	__u32 probe_id = what >> LET_GO_PROBE_SHIFT & LET_GO_PROBE_MASK;
+	__u64 pgsize = what & LET_GO_PGSIZE_MASK;
 
-	if (what >> 63)
+	if (what >> LET_GO_KEEP_SHIFT)
 		record_driver(kind, probe_id, domain, iova, paddr, pgsize, pgcount,
 			      pgsize * pgcount);
 	else
@@ -545,10 +562,8 @@ static __always_inline bool release_driver_calls(struct it_driver_call *dc, __u3
 		bool in = c->iova - iova < size;
 
 		inside |= in;
-		let_go_driver_call((__u64)(keep && in) << 63 | (__u64)call << 60 |
-				   (__u64)(c->probe_id & 0xfff) << 48 |
-				   (c->pgsize & ((1ull << 48) - 1)), dc->domain, c->iova, c->paddr,
-				   c->pgcount);
+		let_go_driver_call(let_go_what(keep && in, call, c->probe_id, c->pgsize),
+				   dc->domain, c->iova, c->paddr, c->pgcount);
 	}
 	dc->npending = 0;
 	dc->big = 0;

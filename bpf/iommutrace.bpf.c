@@ -851,6 +851,13 @@ static __always_inline int on_driver(__u32 kind, __u32 probe_id, __u32 call, __u
 	return 0;
 }
 
+/* Lets every driver call of kind call held in dc go, counted. */
+static __always_inline void release_all_held(struct it_driver_call *dc, __u32 call)
+{
+	if (dc)
+		release_driver_calls(dc, call, 0, 0, 0);
+}
+
 /* Not attached: user space runs it on each CPU (BPF_PROG_TEST_RUN with BPF_F_TEST_RUN_ON_CPU)
  * once the probes are detached, so that the driver calls the threshold mode still holds there,
  * whose events will not come, are counted. */
@@ -858,14 +865,24 @@ SEC("raw_tp")
 int release_held_driver_calls(void *ctx)
 {
 	__u32 call = IT_CALL_MAP;
-	struct it_driver_call *dc = bpf_map_lookup_elem(&driver_calls, &call);
 
-	if (dc)
-		release_driver_calls(dc, call, 0, 0, 0);
+	release_all_held(bpf_map_lookup_elem(&driver_calls, &call), call);
 	call = IT_CALL_UNMAP;
-	dc = bpf_map_lookup_elem(&driver_calls, &call);
-	if (dc)
-		release_driver_calls(dc, call, 0, 0, 0);
+	release_all_held(bpf_map_lookup_elem(&driver_calls, &call), call);
+	return 0;
+}
+
+/* The same for the CPU ctx[0], from another: for a CPU taken offline during the capture, which
+ * BPF_F_TEST_RUN_ON_CPU cannot run on and whose entries nothing changes any more. Counted in the
+ * running CPU's classes. Loaded only where the kernel has bpf_map_lookup_percpu_elem (5.19). */
+SEC("raw_tp")
+int release_held_driver_calls_of(__u64 *ctx)
+{
+	__u32 cpu = ctx[0], call = IT_CALL_MAP;
+
+	release_all_held(bpf_map_lookup_percpu_elem(&driver_calls, &call, cpu), call);
+	call = IT_CALL_UNMAP;
+	release_all_held(bpf_map_lookup_percpu_elem(&driver_calls, &call, cpu), call);
 	return 0;
 }
 

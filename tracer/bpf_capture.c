@@ -29,6 +29,8 @@ struct bpf_capture {
 	unsigned driver_domains;
 	/* the programs hold driver calls until their events (threshold mode, driver_domains) */
 	bool holds;
+	/* release_held_driver_calls_of is loaded: an offline CPU's held calls can be counted */
+	bool releases_offline;
 };
 
 /* The program libbpf last warned about ("libbpf: prog 'NAME': ..."), so that when a load fails the
@@ -180,6 +182,11 @@ static int open_and_load(struct bpf_capture *c, const struct bpf_capture_opts *o
 	c->skel->rodata->driver_domains = c->driver_domains;
 	c->holds = opts->mode == CAPTURE_THRESHOLD && c->driver_domains;
 	bpf_program__set_autoload(c->skel->progs.release_held_driver_calls, c->holds);
+	c->releases_offline = c->holds &&
+		libbpf_probe_bpf_helper(BPF_PROG_TYPE_RAW_TRACEPOINT,
+					BPF_FUNC_map_lookup_percpu_elem, NULL) > 0;
+	bpf_program__set_autoload(c->skel->progs.release_held_driver_calls_of,
+				  c->releases_offline);
 	bpf_program__set_autoload(c->skel->progs.replay_map_unmap, opts->replay);
 	c->skel->rodata->threshold_bytes = opts->threshold_bytes ? opts->threshold_bytes :
 				     CAPTURE_DEFAULT_THRESHOLD;
@@ -418,23 +425,60 @@ static int percpu_counts(struct bpf_map *map,
 	return ret;
 }
 
-int bpf_capture_release_held(struct bpf_capture *c)
+/* Adds to *held the driver calls cpu's entries of driver_calls hold. 0 or a negative errno. */
+static int count_held_on(struct bpf_capture *c, int cpu, int ncpus, uint64_t *held)
 {
-	int ncpus = libbpf_num_possible_cpus(), fd;
+	int fd = bpf_map__fd(c->skel->maps.driver_calls), ret = 0;
+	struct it_driver_call *values = calloc(ncpus, sizeof(*values));
 
+	_Static_assert(sizeof(*values) % 8 == 0, "per-CPU values are 8-byte aligned");
+	if (!values)
+		return -ENOMEM;
+	for (__u32 call = IT_CALL_MAP; call <= IT_CALL_UNMAP && !ret; call++) {
+		if (bpf_map_lookup_elem(fd, &call, values))
+			ret = -errno;
+		else
+			*held += values[cpu].npending;
+	}
+	free(values);
+	return ret;
+}
+
+int bpf_capture_release_held(struct bpf_capture *c, uint64_t *uncounted)
+{
+	int ncpus = libbpf_num_possible_cpus(), fd, offline_fd = -1;
+
+	*uncounted = 0;
 	if (!c->holds)
 		return 0;
 	if (ncpus < 0)
 		return ncpus;
 	fd = bpf_program__fd(c->skel->progs.release_held_driver_calls);
+	if (c->releases_offline)
+		offline_fd = bpf_program__fd(c->skel->progs.release_held_driver_calls_of);
 	for (int cpu = 0; cpu < ncpus; cpu++) {
 		LIBBPF_OPTS(bpf_test_run_opts, opts, .cpu = (__u32)cpu,
 			    .flags = BPF_F_TEST_RUN_ON_CPU);
+		__u64 arg = (__u32)cpu;
+		LIBBPF_OPTS(bpf_test_run_opts, from_here, .ctx_in = &arg,
+			    .ctx_size_in = sizeof(arg));
+		int ret;
 
-		/* ENXIO: the CPU is offline; what it held when it went down (CPU hotplug
-		 * during a capture) stays uncounted */
-		if (bpf_prog_test_run_opts(fd, &opts) && errno != ENXIO)
+		if (!bpf_prog_test_run_opts(fd, &opts))
+			continue;
+		if (errno != ENXIO)
 			return -errno;
+		/* the CPU is offline (CPU hotplug during the capture): its entries are let go from
+		 * this CPU, or, where the kernel cannot, what they hold is said uncounted */
+		if (offline_fd >= 0) {
+			ret = bpf_prog_test_run_opts(offline_fd, &from_here) ? -errno : 0;
+			log_debug("CPU %d is offline: the driver calls it held let go from this "
+				  "one", cpu);
+		} else {
+			ret = count_held_on(c, cpu, ncpus, uncounted);
+		}
+		if (ret)
+			return ret;
 	}
 	return 0;
 }

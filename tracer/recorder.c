@@ -174,14 +174,19 @@ static int on_tracefs_loss(uint32_t cpu, uint64_t lost, void *ctx)
 /* After the probes are detached: what is still buffered, then the loss counters. */
 static int drain_capture(struct capture *c, struct loop_state *st)
 {
+	uint64_t uncounted;
 	int n;
 
 	if (c->bpf) {
 		bpf_capture_detach(c->bpf);
-		n = bpf_capture_release_held(c->bpf);
+		n = bpf_capture_release_held(c->bpf, &uncounted);
 		if (n)
 			log_warn("counting the driver calls still held at the end failed: %s; their "
 				 "counts are missing from map_aggregates", strerror(-n));
+		else if (uncounted)
+			log_warn("%llu driver calls held on a CPU taken offline during the capture are "
+				 "missing from map_aggregates (this kernel lacks "
+				 "bpf_map_lookup_percpu_elem, 5.19)", (unsigned long long)uncounted);
 		while ((n = bpf_capture_poll(c->bpf, 0, on_event, st)) > 0)
 			;
 		if (n < 0 || st->failed || flush_aggregates(st))

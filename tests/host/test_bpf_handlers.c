@@ -437,10 +437,10 @@ static void hold_driver_calls(struct fixture *f, uint32_t call, uint64_t domain,
 	free(calls);
 }
 
-/* The held driver calls of kind call on this CPU (the test runs pinned to one) */
-static uint32_t held_driver_calls(struct fixture *f, uint32_t call)
+/* The held driver calls of kind call on cpu */
+static uint32_t held_driver_calls_on(struct fixture *f, uint32_t call, int cpu)
 {
-	int ncpus = libbpf_num_possible_cpus(), cpu = sched_getcpu();
+	int ncpus = libbpf_num_possible_cpus();
 	struct it_driver_call *calls = calloc((size_t)ncpus, sizeof(*calls));
 	uint32_t n;
 
@@ -451,6 +451,12 @@ static uint32_t held_driver_calls(struct fixture *f, uint32_t call)
 	n = calls[cpu].npending;
 	free(calls);
 	return n;
+}
+
+/* The held driver calls of kind call on this CPU (the test runs pinned to one) */
+static uint32_t held_driver_calls(struct fixture *f, uint32_t call)
+{
+	return held_driver_calls_on(f, call, sched_getcpu());
 }
 
 /* Threshold mode (64 KiB) where the driver calls give the domain, so that no core call says its
@@ -540,38 +546,85 @@ static void threshold_mode_releases_held_driver_calls(void **state)
 			    DOM "|map|4 KiB|0|12|1|4096|0;");
 }
 
-/* What the threshold mode still holds when the probes are detached is counted, on every CPU:
- * those calls' events will not come. */
-static void threshold_mode_counts_calls_held_at_the_end(void **state)
+/* A threshold capture (64 KiB) as its end finds it: on every CPU a 4 KiB map driver call and a
+ * 2-page unmap driver call held, the probes detached. */
+static struct fixture *load_held_at_the_end(void)
 {
-	struct fixture *f = load_driver_domains(&(struct bpf_capture_opts){
-		.mode = CAPTURE_THRESHOLD, .threshold_bytes = 65536 });
-	const struct it_driver_chunk map[] = {
+	static const struct it_driver_chunk map[] = {
 		{ .iova = 0x80001000, .paddr = 0x100002000ull, .pgsize = 4096, .pgcount = 1 },
 	};
-	const struct it_driver_chunk unmap[] = {
+	static const struct it_driver_chunk unmap[] = {
 		{ .iova = 0x80008000, .pgsize = 4096, .pgcount = 2 },
 	};
-	char expect[256];
-	/* an offline CPU's entry (one possible but not online) stays as seeded */
-	int ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	struct fixture *f = load_driver_domains(&(struct bpf_capture_opts){
+		.mode = CAPTURE_THRESHOLD, .threshold_bytes = 65536 });
 
-	*state = f;
 	set_held_calls(f, 1u << IT_CALL_MAP | 1u << IT_CALL_UNMAP);
 	hold_driver_calls(f, IT_CALL_MAP, 0xffff888123456000ull, 1, map, 1, 0);
 	hold_driver_calls(f, IT_CALL_UNMAP, 0xffff888123456000ull, 1, unmap, 1, 0);
 	bpf_capture_detach(f->cap);
-	assert_int_equal(bpf_capture_release_held(f->cap), 0);
+	return f;
+}
+
+/* What the threshold mode still holds when the probes are detached is counted, on every CPU:
+ * those calls' events will not come. */
+static void threshold_mode_counts_calls_held_at_the_end(void **state)
+{
+	struct fixture *f = load_held_at_the_end();
+	char expect[256];
+	/* a possible CPU that is not online is let go from another where the kernel can
+	 * (release_held_driver_calls_of loaded), else its entries stay as seeded, said uncounted */
+	int online = (int)sysconf(_SC_NPROCESSORS_ONLN), possible = libbpf_num_possible_cpus();
+	int ncpus = bpf_capture_prog_fd(f->cap, "release_held_driver_calls_of") >= 0 ? possible :
+		    online;
+	uint64_t uncounted;
+
+	*state = f;
+	assert_int_equal(bpf_capture_release_held(f->cap, &uncounted), 0);
+	assert_int_equal(uncounted, (uint64_t)(possible - ncpus) * 2);
 	assert_int_equal(held_driver_calls(f, IT_CALL_MAP), 0);
 	assert_int_equal(held_driver_calls(f, IT_CALL_UNMAP), 0);
 	drain(f);
 	flush(f, 1000);
-	/* every online CPU counted its own */
+	/* every CPU let go counted its own */
 	snprintf(expect, sizeof(expect), DOM "|driver_map|4096|%d|%d|%d;"
 		 DOM "|driver_unmap|4096|%d|%d|%d;", ncpus, ncpus * 4096, ncpus, ncpus,
 		 ncpus * 8192, ncpus * 2);
 	assert_string_equal(sql_rows(f->db, "SELECT domain, op, pgsize_bytes, count, bytes, pages"
 				     " FROM map_aggregates_view ORDER BY op"), expect);
+}
+
+/* A CPU taken offline during the capture cannot run the release; where the kernel has
+ * bpf_map_lookup_percpu_elem, release_held_driver_calls_of lets that CPU's held calls go from
+ * another, counted there, and leaves the other CPUs' alone. */
+static void threshold_mode_counts_calls_held_on_another_cpu(void **state)
+{
+	struct fixture *f = load_held_at_the_end();
+	int ncpus = libbpf_num_possible_cpus(), here;
+	uint64_t other;
+	cpu_set_t one, all;
+
+	*state = f;
+	if (bpf_capture_prog_fd(f->cap, "release_held_driver_calls_of") < 0)
+		skip();		/* this kernel lacks bpf_map_lookup_percpu_elem */
+	/* run here, on one CPU, for the next one (this one where there is no other) */
+	assert_int_equal(sched_getaffinity(0, sizeof(all), &all), 0);
+	here = sched_getcpu();
+	CPU_ZERO(&one);
+	CPU_SET(here, &one);
+	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+	other = (uint64_t)((here + 1) % ncpus);
+	fire(f, "release_held_driver_calls_of", &other, 1);
+	assert_int_equal(sched_setaffinity(0, sizeof(all), &all), 0);
+	for (int cpu = 0; cpu < ncpus; cpu++) {
+		assert_int_equal(held_driver_calls_on(f, IT_CALL_MAP, cpu), cpu != (int)other);
+		assert_int_equal(held_driver_calls_on(f, IT_CALL_UNMAP, cpu), cpu != (int)other);
+	}
+	drain(f);
+	flush(f, 1000);
+	assert_string_equal(sql_rows(f->db, "SELECT domain, op, pgsize_bytes, count, bytes, pages"
+				     " FROM map_aggregates_view ORDER BY op"),
+			    DOM "|driver_map|4096|1|4096|1;" DOM "|driver_unmap|4096|1|8192|2;");
 }
 
 /* Threshold mode (64 KiB here): maps and unmaps from the threshold on are rows (an unmap also
@@ -929,6 +982,7 @@ int main(void)
 		cmocka_unit_test_teardown(aggregate_mode_counts_in_driver_call_domain, teardown),
 		cmocka_unit_test_teardown(threshold_mode_releases_held_driver_calls, teardown),
 		cmocka_unit_test_teardown(threshold_mode_counts_calls_held_at_the_end, teardown),
+		cmocka_unit_test_teardown(threshold_mode_counts_calls_held_on_another_cpu, teardown),
 		cmocka_unit_test_teardown(aggregate_mode_counts_all_and_flushes_growth, teardown),
 		cmocka_unit_test_teardown(flushed_classes_count_in_their_slots, teardown),
 		cmocka_unit_test_teardown(full_aggregates_count_overflow, teardown),

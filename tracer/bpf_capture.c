@@ -425,13 +425,19 @@ static int percpu_counts(struct bpf_map *map,
 	return ret;
 }
 
-/* Adds to *held the driver calls cpu's entries of driver_calls hold. 0 or a negative errno. */
-static int count_held_on(struct bpf_capture *c, int cpu, int ncpus, uint64_t *held)
+int bpf_capture_held_calls(struct bpf_capture *c, int cpu, uint64_t *held)
 {
-	int fd = bpf_map__fd(c->skel->maps.driver_calls), ret = 0;
-	struct it_driver_call *values = calloc(ncpus, sizeof(*values));
+	int fd = bpf_map__fd(c->skel->maps.driver_calls), ncpus = libbpf_num_possible_cpus(), ret = 0;
+	struct it_driver_call *values;
 
+	/* the kernel hands each CPU's value out rounded up to 8 bytes */
 	_Static_assert(sizeof(*values) % 8 == 0, "per-CPU values are 8-byte aligned");
+	*held = 0;
+	if (ncpus < 0)
+		return ncpus;
+	if (cpu < 0 || cpu >= ncpus)
+		return -EINVAL;
+	values = calloc(ncpus, sizeof(*values));
 	if (!values)
 		return -ENOMEM;
 	for (__u32 call = IT_CALL_MAP; call <= IT_CALL_UNMAP && !ret; call++) {
@@ -472,10 +478,14 @@ int bpf_capture_release_held(struct bpf_capture *c, uint64_t *uncounted)
 		 * this CPU, or, where the kernel cannot, what they hold is said uncounted */
 		if (offline_fd >= 0) {
 			ret = bpf_prog_test_run_opts(offline_fd, &from_here) ? -errno : 0;
-			log_debug("CPU %d is offline: the driver calls it held let go from this "
-				  "one", cpu);
+			if (!ret)
+				log_debug("CPU %d is offline: the driver calls it held let go from "
+					  "this one", cpu);
 		} else {
-			ret = count_held_on(c, cpu, ncpus, uncounted);
+			uint64_t held;
+
+			ret = bpf_capture_held_calls(c, cpu, &held);
+			*uncounted += held;
 		}
 		if (ret)
 			return ret;

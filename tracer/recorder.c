@@ -185,8 +185,8 @@ static int drain_capture(struct capture *c, struct loop_state *st)
 				 "counts are missing from map_aggregates", strerror(-n));
 		else if (uncounted)
 			log_warn("%llu driver calls held on a CPU taken offline during the capture are "
-				 "missing from map_aggregates (this kernel lacks "
-				 "bpf_map_lookup_percpu_elem, 5.19)", (unsigned long long)uncounted);
+				 "missing from map_aggregates (bpf_map_lookup_percpu_elem, kernel 5.19, "
+				 "could not be loaded here)", (unsigned long long)uncounted);
 		while ((n = bpf_capture_poll(c->bpf, 0, on_event, st)) > 0)
 			;
 		if (n < 0 || st->failed || flush_aggregates(st))

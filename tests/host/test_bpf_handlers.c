@@ -1,6 +1,7 @@
 /* The BPF handlers, run by the kernel with BPF_PROG_TEST_RUN on synthetic tracepoint arguments,
  * their records carried through the ring buffer and the event writer into SQLite, and checked
  * value for value. Needs root (CAP_BPF + CAP_PERFMON) and kernel BTF; skips loudly otherwise. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -577,11 +578,20 @@ static void threshold_mode_counts_calls_held_at_the_end(void **state)
 	int online = (int)sysconf(_SC_NPROCESSORS_ONLN), possible = libbpf_num_possible_cpus();
 	int ncpus = bpf_capture_prog_fd(f->cap, "release_held_driver_calls_of") >= 0 ? possible :
 		    online;
-	uint64_t uncounted;
+	uint64_t uncounted, held;
 
 	*state = f;
+	for (int cpu = 0; cpu < possible; cpu++) {
+		assert_int_equal(bpf_capture_held_calls(f->cap, cpu, &held), 0);
+		assert_int_equal(held, 2);
+	}
+	assert_int_equal(bpf_capture_held_calls(f->cap, possible, &held), -EINVAL);
 	assert_int_equal(bpf_capture_release_held(f->cap, &uncounted), 0);
 	assert_int_equal(uncounted, (uint64_t)(possible - ncpus) * 2);
+	for (int cpu = 0; cpu < possible; cpu++) {
+		assert_int_equal(bpf_capture_held_calls(f->cap, cpu, &held), 0);
+		assert_int_equal(held, cpu < ncpus ? 0 : 2);
+	}
 	assert_int_equal(held_driver_calls(f, IT_CALL_MAP), 0);
 	assert_int_equal(held_driver_calls(f, IT_CALL_UNMAP), 0);
 	drain(f);
@@ -919,9 +929,8 @@ static void replay_runs_the_handlers_on_the_storm(void **state)
 	struct fixture *f = load_with(&(struct bpf_capture_opts){ 0 });
 	char expect[256];
 
-	*state = f;
 	assert_true(bpf_capture_prog_fd(f->cap, "replay_map_unmap") < 0);
-	teardown(state);
+	teardown((void **)&f);
 	*state = f = load_with(&(struct bpf_capture_opts){ .replay = true });
 	fire(f, "replay_map_unmap", args, 2);
 	drain(f);

@@ -20,11 +20,13 @@
 #include "bench/raw_plan.h"
 #include "bench/rows.h"
 #include "bpf/replay.h"
+#include "common/clock.h"
 #include "common/db.h"
 #include "tracer/aggregates.h"
 #include "tracer/bpf_capture.h"
 #include "tracer/event_writer.h"
 #include "tracer/probe_plan.h"
+#include "tracer/recorder.h"
 
 #define CONSUMER_CPU 0
 #define GENERATOR_CPU 1
@@ -120,6 +122,7 @@ static void *generate(void *arg)
 struct capture_run {
 	struct bpf_capture *cap;
 	struct event_writer *w;
+	struct aggregates *agg;		/* counting modes: their counts, flushed as record does */
 	uint64_t delivered, lost;
 	int failed;
 };
@@ -173,10 +176,22 @@ static int finish_generator(pthread_t th, struct generator *g, struct step *s)
 	return 0;
 }
 
+/* The calls counted so far, as of a flush now (0 in per-event mode); *failed set on an error. */
+static uint64_t flush_counted(struct capture_run *r)
+{
+	if (!r->agg)
+		return 0;
+	if (aggregates_flush(r->agg, clock_ns(CLOCK_MONOTONIC)) < 0)
+		r->failed = 1;
+	return aggregates_calls(r->agg);
+}
+
+/* A step of ours: the events that reached the writer as records or were counted, against those
+ * sent. */
 static int step_ours(struct capture_run *r, struct generator *g, struct step *s)
 {
-	uint64_t delivered0 = r->delivered, lost0 = total_lost(r->cap);
-	double last_commit = bench_now();
+	uint64_t delivered0 = r->delivered, counted0 = flush_counted(r), lost0 = total_lost(r->cap);
+	double last_commit = bench_now(), last_flush = last_commit;
 	int idle = 0;
 	pthread_t th;
 
@@ -191,10 +206,16 @@ static int step_ours(struct capture_run *r, struct generator *g, struct step *s)
 				r->failed = 1;
 			last_commit = bench_now();
 		}
+		if (bench_now() - last_flush >= RECORDER_FLUSH_EVERY_NS / 1e9) {
+			flush_counted(r);
+			last_flush = bench_now();
+		}
 	}
-	if (finish_generator(th, g, s) || r->failed || event_writer_commit(r->w))
+	if (finish_generator(th, g, s) || r->failed)
 		return -1;
-	s->delivered = r->delivered - delivered0;
+	s->delivered = r->delivered - delivered0 + flush_counted(r) - counted0;
+	if (r->failed || event_writer_commit(r->w))
+		return -1;
 	s->lost = total_lost(r->cap) - lost0;
 	return 0;
 }
@@ -218,8 +239,7 @@ static int step_bpftrace(struct bpftrace_peer *p, struct generator *g, struct st
 	return 0;
 }
 
-/* No event counted lost, and at most tolerance events missing (UINT64_MAX: the mode sends no
- * records for these events, it counts them) */
+/* No event counted lost, and at most tolerance events missing */
 static int lossless(const struct step *s, uint64_t tolerance)
 {
 	return !s->lost && (s->delivered >= s->sent || s->sent - s->delivered <= tolerance);
@@ -305,6 +325,10 @@ static int run_ours(struct probe_plan *plan, size_t m, const char *dir, double s
 		return -1;
 	}
 	g.replay_fd = bpf_capture_prog_fd(r.cap, "replay_map_unmap");
+	if (g.replay_fd < 0) {
+		fprintf(stderr, "bench_capture: replay_map_unmap was not loaded\n");
+		goto out;
+	}
 	db = itdb_open(path, ITDB_CREATE_FORCE, err, sizeof(err));
 	if (!db) {
 		fprintf(stderr, "bench_capture: %s\n", err);
@@ -316,11 +340,18 @@ static int run_ours(struct probe_plan *plan, size_t m, const char *dir, double s
 	r.w = event_writer_new(db, sid, NULL);
 	if (!r.w)
 		goto out;
-	ret = search_rates(step_ours_fn, &r, &g, bench_modes[m] == CAPTURE_PER_EVENT ? 0 : UINT64_MAX,
-			   mode, out);
+	if (bench_modes[m] != CAPTURE_PER_EVENT) {
+		struct agg_maps maps = bpf_capture_agg_maps(r.cap);
+
+		r.agg = aggregates_new(db, sid, &maps);
+		if (!r.agg)
+			goto out;
+	}
+	ret = search_rates(step_ours_fn, &r, &g, 0, mode, out);
 	if (!ret && event_writer_finish(r.w))
 		ret = -1;
 out:
+	aggregates_free(r.agg);
 	event_writer_free(r.w);
 	itdb_close(db);
 	bpf_capture_close(r.cap);

@@ -21,7 +21,6 @@
 
 #define POLL_MS 100
 #define COMMIT_EVERY_NS (200 * 1000 * 1000ull)
-#define FLUSH_EVERY_NS (1000 * 1000 * 1000ull)
 
 struct capture {
 	struct probe_plan plan;
@@ -299,8 +298,8 @@ static int store_capture_mode(sqlite3 *db, int64_t sid, const struct capture *c,
 	if (o->mode != CAPTURE_PER_EVENT && !c->bpf && !o->use_tracefs)
 		log_warn("tracefs records every call: --mode %s applies to eBPF capture only",
 			 capture_mode_name(o->mode));
-	return capture_settings_store(db, sid, &used,
-				      o->flush_interval_ns ? o->flush_interval_ns : FLUSH_EVERY_NS);
+	return capture_settings_store(db, sid, &used, o->flush_interval_ns ? o->flush_interval_ns :
+				      RECORDER_FLUSH_EVERY_NS);
 }
 
 static void install_signals(void)
@@ -360,7 +359,8 @@ int recorder_run(const struct recorder_opts *o)
 		goto cleanup;
 	if (session_metadata_store(db, sid, &meta, &cap.plan) || store_capture_mode(db, sid, &cap, o))
 		goto cleanup;
-	st.flush_interval_ns = o->flush_interval_ns ? o->flush_interval_ns : FLUSH_EVERY_NS;
+	st.flush_interval_ns = o->flush_interval_ns ? o->flush_interval_ns :
+			       RECORDER_FLUSH_EVERY_NS;
 	if (cap.bpf && o->mode != CAPTURE_PER_EVENT) {
 		struct agg_maps maps = bpf_capture_agg_maps(cap.bpf);
 

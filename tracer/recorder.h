@@ -10,6 +10,9 @@
 #include <sqlite3.h>
 #include "bpf_capture.h"
 
+/* How often the counting modes' counts are stored unless recorder_opts.flush_interval_ns says */
+#define RECORDER_FLUSH_EVERY_NS (1000 * 1000 * 1000ull)
+
 struct recorder_opts {
 	const char *db_path;
 	bool force;			/* replace an existing database */

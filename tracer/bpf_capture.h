@@ -63,7 +63,8 @@ void bpf_capture_detach(struct bpf_capture *c);
  * event (architecture.md, "Capture modes"), which will not come once the programs are
  * detached: call after bpf_capture_detach, before the last read of the counts. A CPU taken
  * offline during the capture is let go from this one where bpf_map_lookup_percpu_elem (5.19)
- * could be loaded; elsewhere what it holds stays uncounted, and *uncounted says how many calls. Nothing to do in the other modes. 0 or a negative errno. */
+ * could be loaded; elsewhere what it holds stays uncounted, and *uncounted says how many calls.
+ * Nothing to do in the other modes. 0 or a negative errno. */
 int bpf_capture_release_held(struct bpf_capture *c, uint64_t *uncounted);
 /* The driver calls the threshold mode holds on cpu (any possible CPU, online or not) into *held.
  * 0 or a negative errno. */

@@ -288,9 +288,10 @@ static void print_summary(const struct loop_state *st, const char *path, double 
 			 "per CPU", (unsigned long long)st->lost);
 }
 
-/* The capture_settings row: tracefs records every call whatever the mode asked. */
+/* The capture_settings row: tracefs records every call whatever the mode asked; counts are
+ * stored every flush_interval_ns. */
 static int store_capture_mode(sqlite3 *db, int64_t sid, const struct capture *c,
-			      const struct recorder_opts *o)
+			      const struct recorder_opts *o, uint64_t flush_interval_ns)
 {
 	struct bpf_capture_opts used = { .mode = c->bpf ? o->mode : CAPTURE_PER_EVENT,
 					 .threshold_bytes = o->threshold_bytes };
@@ -298,8 +299,7 @@ static int store_capture_mode(sqlite3 *db, int64_t sid, const struct capture *c,
 	if (o->mode != CAPTURE_PER_EVENT && !c->bpf && !o->use_tracefs)
 		log_warn("tracefs records every call: --mode %s applies to eBPF capture only",
 			 capture_mode_name(o->mode));
-	return capture_settings_store(db, sid, &used, o->flush_interval_ns ? o->flush_interval_ns :
-				      RECORDER_FLUSH_EVERY_NS);
+	return capture_settings_store(db, sid, &used, flush_interval_ns);
 }
 
 static void install_signals(void)
@@ -357,10 +357,11 @@ int recorder_run(const struct recorder_opts *o)
 			.command = join_command(o->command, command, sizeof(command)),
 			.start_mono_ns = start, .start_wall_ns = clock_ns(CLOCK_REALTIME) }, &sid))
 		goto cleanup;
-	if (session_metadata_store(db, sid, &meta, &cap.plan) || store_capture_mode(db, sid, &cap, o))
-		goto cleanup;
 	st.flush_interval_ns = o->flush_interval_ns ? o->flush_interval_ns :
 			       RECORDER_FLUSH_EVERY_NS;
+	if (session_metadata_store(db, sid, &meta, &cap.plan) ||
+	    store_capture_mode(db, sid, &cap, o, st.flush_interval_ns))
+		goto cleanup;
 	if (cap.bpf && o->mode != CAPTURE_PER_EVENT) {
 		struct agg_maps maps = bpf_capture_agg_maps(cap.bpf);
 

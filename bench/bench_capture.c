@@ -176,7 +176,7 @@ static int finish_generator(pthread_t th, struct generator *g, struct step *s)
 	return 0;
 }
 
-/* The calls counted so far, as of a flush now (0 in per-event mode); *failed set on an error. */
+/* The calls counted so far, as of a flush now (0 in per-event mode); r->failed set on an error. */
 static uint64_t flush_counted(struct capture_run *r)
 {
 	if (!r->agg)

@@ -91,11 +91,13 @@ static int make_piece_indexes(sqlite3 *db, char **sql)
 	return 0;
 }
 
-/* INSERT of rows map_pieces rows, their values all parameters. */
+/* INSERT of rows map_pieces rows, their values all parameters. OR FAIL: no statement journal
+ * (a copy of the table's last pages per statement, tracer/event_writer.c says why it costs); on
+ * a failure lifetimes_compute rolls its savepoint back, the rows this INSERT left with it. */
 static sqlite3_stmt *prepare_insert(sqlite3 *db, size_t rows)
 {
-	static const char head[] = "INSERT INTO map_pieces(session_id, map_id, domain_ptr, iova,"
-		" paddr, size_bytes, mapped_ns, unmapped_ns, unmap_id, end_reason) VALUES ";
+	static const char head[] = "INSERT OR FAIL INTO map_pieces(session_id, map_id, domain_ptr,"
+		" iova, paddr, size_bytes, mapped_ns, unmapped_ns, unmap_id, end_reason) VALUES ";
 	static const char row[] = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?),";
 	char sql[sizeof(head) + BATCH * (sizeof(row) - 1)];
 	size_t used = sizeof(head) - 1;

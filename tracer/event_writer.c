@@ -52,7 +52,15 @@ static const char *const stmt_sql[ST_COUNT] = {
  * one, from the cursor already at the table's end, where a given id costs a seek to check it is
  * free (about a quarter of the instructions of each row). The writer still numbers its rows (the
  * driver rows joined to a map name it before the map's block is inserted) and checks, after each
- * INSERT, that the last row got the id it expected. */
+ * INSERT, that the last row got the id it expected.
+ *
+ * The blocks go in with OR FAIL. A multi-row INSERT whose NOT NULL checks abort only the
+ * statement (the default, ABORT) makes SQLite keep a statement journal: a copy of each page it
+ * changes that existed when it began (the table's last leaf and its parents, 16 KiB each), soon
+ * in a temporary file, so a 16 KiB write call and copy every few rows, most of the recorder's
+ * write calls (69 k of 80 k a second at 630 k events/s). A failed block leaves its earlier rows
+ * in the transaction instead, which the writer rolls back on any error (w->failed), so no
+ * statement journal is needed (docs/performance.md, "The event writer", says what it saves). */
 #define BLOCK_ROWS 32
 #define BLOCK_MAX_COLS 13
 
@@ -64,14 +72,14 @@ static const struct block_table {
 	int assigned_id;	/* cell 0 is the row's id, which SQLite assigns: not a column here */
 	const char *context;	/* for the error line */
 } block_tables[B_COUNT] = {
-	[B_MAP] = { "INSERT INTO maps(session_id, ts_ns, cpu, pid, tid, comm, domain_ptr,"
-		    " domain_source, iova, paddr, size_bytes)", 11, 1, "insert maps" },
-	[B_UNMAP] = { "INSERT INTO unmaps(session_id, ts_ns, cpu, pid, tid, comm,"
+	[B_MAP] = { "INSERT OR FAIL INTO maps(session_id, ts_ns, cpu, pid, tid, comm,"
+		    " domain_ptr, domain_source, iova, paddr, size_bytes)", 11, 1, "insert maps" },
+	[B_UNMAP] = { "INSERT OR FAIL INTO unmaps(session_id, ts_ns, cpu, pid, tid, comm,"
 		      " domain_ptr, domain_source, iova, size_bytes, unmapped_bytes)", 11, 1,
 		      "insert unmaps" },
-	[B_DRIVER] = { "INSERT INTO driver_maps(session_id, op, map_id, unmap_id, ts_ns, cpu, tid,"
-		       " function, domain_ptr, iova, paddr, pgsize_bytes, pgcount, source)", 13, 0,
-		       "insert driver page records" },
+	[B_DRIVER] = { "INSERT OR FAIL INTO driver_maps(session_id, op, map_id, unmap_id,"
+		       " ts_ns, cpu, tid, function, domain_ptr, iova, paddr, pgsize_bytes, pgcount,"
+		       " source)", 13, 0, "insert driver page records" },
 };
 
 /* A column value waiting in a block: an integer, a text or NULL. A text is bound SQLITE_STATIC:

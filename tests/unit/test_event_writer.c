@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include "tests/sql_rows.h"
+#include "tests/subjournal_count.h"
 #include "common/db.h"
 #include "common/leaf.h"
 #include "tracer/event_writer.h"
@@ -373,6 +374,62 @@ static void rows_another_program_adds_stop_the_writer(void **state)
 	assert_string_equal(sql_rows(f->db, "SELECT map_id FROM driver_maps"), "1;");
 }
 
+/* The blocks' INSERTs keep no statement journal (tracer/event_writer.c, the block comment: one
+ * cost most of the recorder's write calls), and the count sees one where SQLite keeps it: a plain
+ * multi-row INSERT in a transaction. */
+static void blocks_keep_no_statement_journal(void **state)
+{
+	char dir[] = "/var/tmp/iommutrace-db-XXXXXX", path[128], err[256], sql[512];
+	struct event_writer *w;
+	sqlite3 *db;
+	int64_t sid;
+
+	(void)state;
+	subjournal_count_begin();
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/x.db", dir);
+	db = itdb_open(path, ITDB_CREATE, err, sizeof(err));
+	assert_non_null(db);
+	assert_int_equal(itdb_session_begin(db, &(struct itdb_session_info){
+		.kind = "record", .capture = "bpf", .start_mono_ns = 1000 }, &sid), 0);
+	w = event_writer_new(db, sid, &(struct event_writer_opts){
+		.probe_name = names, .fallback_pgsize_bitmap = LEAF_4K });
+	assert_non_null(w);
+	subjournal_opens = subjournal_writes = 0;
+	/* three batches of 64 maps and their unmaps: two full blocks of each hot table a batch */
+	for (uint64_t i = 0; i < 3 * 128; i++) {
+		struct it_event e = ev(i % 2 ? IT_EV_UNMAP : IT_EV_MAP, 42, 1000 + i);
+		uint64_t iova = 0x100000 + i / 2 * 0x1000;
+
+		if (i % 2)
+			e.unmap = (struct it_unmap){ .domain = 0xd0, .iova = iova, .size = 4096,
+						     .unmapped_size = 4096 };
+		else
+			e.map = (struct it_map){ .domain = 0xd0, .iova = iova,
+						 .paddr = 0x900000 + i * 0x1000, .size = 4096 };
+		assert_int_equal(event_writer_add(w, &e), 0);
+		if (i % 128 == 127)
+			assert_int_equal(event_writer_commit(w), 0);
+	}
+	assert_int_equal(event_writer_finish(w), 0);
+	event_writer_free(w);
+	assert_string_equal(sql_rows(db, "SELECT (SELECT COUNT(*) FROM maps),"
+				     " (SELECT COUNT(*) FROM unmaps), (SELECT COUNT(*) FROM driver_maps)"),
+			    "192|192|384;");
+	assert_int_equal(subjournal_opens, 0);
+	assert_int_equal(subjournal_writes, 0);
+	snprintf(sql, sizeof(sql), "BEGIN; INSERT INTO maps(session_id, ts_ns, iova, paddr,"
+		 " size_bytes) VALUES (%lld, 1, 1, 1, 1), (%lld, 2, 2, 2, 2); COMMIT",
+		 (long long)sid, (long long)sid);
+	assert_int_equal(itdb_exec(db, sql, "test: a plain multi-row insert"), 0);
+	assert_int_equal(subjournal_opens, 1);
+	assert_true(subjournal_writes > 0);
+	itdb_close(db);
+	subjournal_count_end();
+	unlink(path);
+	rmdir(dir);
+}
+
 static void unmap_joins_driver_unmap(void **state)
 {
 	struct fixture *f = *state;
@@ -630,6 +687,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(rows_another_program_adds_stop_the_writer, setup,
 						teardown),
+		cmocka_unit_test(blocks_keep_no_statement_journal),
 		cmocka_unit_test_setup_teardown(devices_faults_flushes_and_losses, setup, teardown),
 		cmocka_unit_test_setup_teardown(dma_api_ties_domain_to_device, setup, teardown),
 		cmocka_unit_test_setup_teardown(session_end_marks_complete, setup, teardown),

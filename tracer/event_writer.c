@@ -57,8 +57,8 @@ static const char *const stmt_sql[ST_COUNT] = {
  * The blocks go in with OR FAIL. A multi-row INSERT whose NOT NULL checks abort only the
  * statement (the default, ABORT) makes SQLite keep a statement journal: a copy of each page it
  * changes that existed when it began (the table's last leaf and its parents, 16 KiB each), soon
- * in a temporary file, so a 16 KiB write call and copy every few rows, most of the recorder's
- * write calls (69 k of 80 k a second at 630 k events/s). A failed block leaves its earlier rows
+ * in a temporary file: about a page written and copied per block, most of the recorder's write
+ * calls (69 k of 80 k a second at 630 k events/s). A failed block leaves its earlier rows
  * in the transaction instead, which the writer rolls back on any error (w->failed), so no
  * statement journal is needed (docs/performance.md, "The event writer", says what it saves). */
 #define BLOCK_ROWS 32

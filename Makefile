@@ -15,7 +15,7 @@ CFLAGS ?= -O2 -g
 CFLAGS += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE \
 	  -DIT_VERSION='"$(VERSION)"' -I$(BUILD) -I. \
 	  $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-LDLIBS += $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -lelf -lz -lsqlite3) -lm
+LDLIBS += $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -lelf -lz -lsqlite3) -lm -lpthread
 
 ifeq ($(FUZZ),1)
 CC := $(CLANG)

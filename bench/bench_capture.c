@@ -22,6 +22,7 @@
 #include "bpf/replay.h"
 #include "common/clock.h"
 #include "common/db.h"
+#include "common/db_checkpoint.h"
 #include "tracer/aggregates.h"
 #include "tracer/bpf_capture.h"
 #include "tracer/event_writer.h"
@@ -321,6 +322,7 @@ static int run_ours(struct probe_plan *plan, size_t m, const char *dir, double s
 	struct generator g = { .seconds = seconds };
 	const char *mode = capture_mode_name(bench_modes[m]);
 	char path[512], err[256];
+	struct db_checkpointer *ckpt = NULL;
 	sqlite3 *db = NULL;
 	int64_t sid;
 	int ret = -1;
@@ -339,6 +341,13 @@ static int run_ours(struct probe_plan *plan, size_t m, const char *dir, double s
 	}
 	db = itdb_open(path, ITDB_CREATE_FORCE, err, sizeof(err));
 	if (!db) {
+		fprintf(stderr, "bench_capture: %s\n", err);
+		goto out;
+	}
+	/* as record: checkpoints on a thread of their own (on the consumer's CPU, whose affinity
+	 * it inherits) */
+	ckpt = db_checkpointer_start(db, DB_CHECKPOINT_BYTES, err, sizeof(err));
+	if (!ckpt) {
 		fprintf(stderr, "bench_capture: %s\n", err);
 		goto out;
 	}
@@ -361,6 +370,7 @@ static int run_ours(struct probe_plan *plan, size_t m, const char *dir, double s
 out:
 	aggregates_free(r.agg);
 	event_writer_free(r.w);
+	db_checkpointer_stop(ckpt);
 	itdb_close(db);
 	bpf_capture_close(r.cap);
 	return ret;

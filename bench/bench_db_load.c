@@ -9,6 +9,7 @@
 #include "bench/event_stream.h"
 #include "bench/rows.h"
 #include "common/db.h"
+#include "common/db_checkpoint.h"
 #include "tracer/event_writer.h"
 
 #define SEED 0x1077u
@@ -185,6 +186,8 @@ struct writer_load {
 static int writer_load(const char *path, uint64_t count, struct writer_load *out)
 {
 	struct event_writer *w = NULL;
+	struct db_checkpointer *ckpt = NULL;
+	char err[256];
 	double start;
 	int64_t sid;
 	sqlite3 *db = open_session(path, &sid);
@@ -192,6 +195,11 @@ static int writer_load(const char *path, uint64_t count, struct writer_load *out
 
 	if (!db)
 		return -1;
+	ckpt = db_checkpointer_start(db, DB_CHECKPOINT_BYTES, err, sizeof(err));
+	if (!ckpt) {
+		fprintf(stderr, "bench_db_load: %s\n", err);
+		goto cleanup;
+	}
 	w = event_writer_new(db, sid, &(struct event_writer_opts){
 		.probe_name = event_stream_probe_name });
 	if (!w)
@@ -201,6 +209,8 @@ static int writer_load(const char *path, uint64_t count, struct writer_load *out
 	if (out->events < 0 || event_writer_finish(w))
 		goto cleanup;
 	out->load_s = bench_now() - start;
+	db_checkpointer_stop(ckpt);
+	ckpt = NULL;
 	out->rows = count_rows(db);
 	start = bench_now();
 	if (itdb_session_end(db, sid, &(struct itdb_session_end){ .end_reason = "end-of-input",
@@ -214,6 +224,7 @@ static int writer_load(const char *path, uint64_t count, struct writer_load *out
 	out->end_s = bench_now() - start;
 cleanup:
 	event_writer_free(w);
+	db_checkpointer_stop(ckpt);
 	itdb_close(db);
 	return ret;
 }

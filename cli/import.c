@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "common/db.h"
+#include "common/db_checkpoint.h"
 #include "common/exit_codes.h"
 #include "common/log.h"
 #include "tracer/event_writer.h"
@@ -167,6 +168,7 @@ static int run_import(const char *path, const char *db_path, bool force,
 	struct ftrace_stats st = { 0 };
 	struct tracedat_info info = { 0 };
 	struct itdb_session_end end = { .end_reason = "end-of-input" };
+	struct db_checkpointer *ckpt = NULL;
 	char err[512], real[PATH_MAX], partial[PATH_MAX + 16];
 	sqlite3 *db = NULL;
 	int64_t sid;
@@ -198,6 +200,10 @@ static int run_import(const char *path, const char *db_path, bool force,
 			log_warn("could not remove %s: %s", partial, err);
 		return IT_EXIT_FAILURE;
 	}
+	/* reading the input goes on while a checkpoint syncs */
+	ckpt = db_checkpointer_start(db, DB_CHECKPOINT_BYTES, err, sizeof(err));
+	if (!ckpt)
+		log_debug("checkpoints stay on the import's thread: %s", err);
 	if (itdb_session_begin(db, &(struct itdb_session_info){
 			.kind = "import", .imported = 1,
 			.derive_pgsize_bitmap = EVENT_WRITER_DEFAULT_PGSIZES,
@@ -212,11 +218,16 @@ static int run_import(const char *path, const char *db_path, bool force,
 	end.trace_clock = info.clock[0] ? info.clock : NULL;
 	end.events_total = event_writer_count(ic.writer);
 	end.events_lost = st.lost;
-	if (event_writer_finish(ic.writer) || itdb_session_end(db, sid, &end))
+	if (event_writer_finish(ic.writer))
+		goto cleanup;
+	db_checkpointer_stop(ckpt);
+	ckpt = NULL;
+	if (itdb_session_end(db, sid, &end))
 		goto cleanup;
 	ret = IT_EXIT_OK;
 cleanup:
 	event_writer_free(ic.writer);
+	db_checkpointer_stop(ckpt);
 	if (itdb_close(db))
 		ret = IT_EXIT_FAILURE;
 	/* a -wal left by a killed writer of an older db_path would be replayed over the import */

@@ -245,8 +245,6 @@ int itdb_check_append(const char *path, char *err, size_t errlen)
 	return 0;
 }
 
-#define WAL_CHECKPOINT_BYTES (32 << 20)
-
 sqlite3 *itdb_open(const char *path, enum itdb_open_mode mode, char *err, size_t errlen)
 {
 	sqlite3 *db = NULL;
@@ -301,8 +299,9 @@ sqlite3 *itdb_open(const char *path, enum itdb_open_mode mode, char *err, size_t
 	 * because the recorder's memory bound counts it); a larger one measured no faster. A
 	 * checkpoint every 32 MiB of pages (the -wal file, on disk; 8192 pages of 4 KiB) rather
 	 * than every 1000 pages makes a fifth of the fsyncs at 4 KiB, which stall the recorder:
-	 * 0.26 s instead of 0.48 s per 2 M events measured; each then drops the pages it wrote from
-	 * the kernel's page cache (db_checkpoint.h). A new file gets pages of 16 KiB rather
+	 * 0.26 s instead of 0.48 s per 2 M events measured (record and import now leave them to a
+	 * thread of their own); each then drops the pages it wrote from the kernel's page cache
+	 * (db_checkpoint.h). A new file gets pages of 16 KiB rather
 	 * than 4: the 10 M-event load went in 15 to 23% faster and its session end took 25% less
 	 * (fewer pages per row: fewer -wal frames, page fetches and write calls), for 4% more
 	 * instructions. */
@@ -313,7 +312,7 @@ sqlite3 *itdb_open(const char *path, enum itdb_open_mode mode, char *err, size_t
 			 sqlite3_errmsg(db));
 		goto fail;
 	}
-	if (!db_checkpoint_install(db, WAL_CHECKPOINT_BYTES,
+	if (!db_checkpoint_install(db, DB_CHECKPOINT_BYTES,
 				   pragma_int(db, "PRAGMA page_size", 4096)))
 		log_debug("database %s: its pages stay in the page cache after checkpoints (no "
 			  "descriptor of it found in /proc/self/fd)", path);

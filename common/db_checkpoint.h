@@ -17,6 +17,10 @@
 #include <stddef.h>
 #include <sqlite3.h>
 
+/* The -wal file's pages that make a checkpoint: 32 MiB (8192 pages of 4 KiB, 2048 of 16 KiB) rather
+ * than SQLite's 1000 pages (db.c says why). */
+#define DB_CHECKPOINT_BYTES (32 << 20)
+
 /* Makes db (open for writing, in WAL mode, with pages of page_size bytes) checkpoint once its
  * -wal file holds `bytes` of pages, as sqlite3_wal_autocheckpoint would, each checkpoint followed
  * by the drop above. The drop goes through SQLite's own descriptor of the file, found in
@@ -25,5 +29,37 @@
  * it, SQLite's among them). Where there is none (an in-memory database, no /proc), db only
  * checkpoints. Returns whether the drop is on. */
 int db_checkpoint_install(sqlite3 *db, size_t bytes, long page_size);
+
+/* A checkpointer: db's checkpoints on a thread of their own, for a connection that must not wait.
+ *
+ * A checkpoint syncs the -wal file and then the database file: each sync waits for the pages
+ * written back and for the disk's cache flush. Where the connection that commits checkpoints, it
+ * waits that long after the commit, and a recorder's ring buffer fills meanwhile
+ * (docs/performance.md, item 2). Here a second connection to the file, on a thread of its own,
+ * checkpoints (PASSIVE: the writer goes on meanwhile) each time the -wal file has grown by
+ * `bytes` of pages, syncs the database file (SQLite syncs it only after a checkpoint that copied
+ * the whole -wal file, which one beside a writer rarely does), and drops the pages it wrote as
+ * above.
+ *
+ * What it cannot do is restart the -wal file: SQLite writes a -wal file again from its start only
+ * when the writer begins a transaction with every page of it checkpointed, and a writer that
+ * commits while the checkpoints run stays ahead of them. Left so, the file would grow without
+ * end. So once it holds 4 x `bytes`, the writer, right after a commit, checkpoints what is left
+ * itself when that is at most a quarter of `bytes` (else it asks the thread for one more), and its
+ * next transaction restarts the file; at 8 x `bytes` (checkpoints behind the writes: a slow disk)
+ * it waits for the thread and checkpoints whatever is left. The -wal file stays below 8 x `bytes`
+ * plus a commit, unless a reader holds old pages (as without a checkpointer); at low rates the
+ * thread copies it whole between commits and the writer restarts it without a checkpoint of its
+ * own.
+ *
+ * db is open for writing, in WAL mode, with a file; the checkpointer replaces its checkpoints
+ * (db_checkpoint_install's) until db_checkpointer_stop, which must come before db is closed. On
+ * failure returns NULL with one line in err (db then keeps checkpointing itself). */
+struct db_checkpointer;
+struct db_checkpointer *db_checkpointer_start(sqlite3 *db, size_t bytes, char *err,
+					      size_t errlen);
+/* Ends the checkpointer (after the checkpoint it is in, if any) and gives db its own checkpoints
+ * back, every `bytes` as before. NULL is accepted. */
+void db_checkpointer_stop(struct db_checkpointer *c);
 
 #endif

@@ -18,8 +18,9 @@
  * of them get no derived pages); domains' page sizes, at most 2^16 (2 MiB; beyond that, the
  * fallback set); the row blocks, with what their statements' parameters hold (63 KiB); comms, at
  * most 192 kept (4 KiB; beyond that, a comm is copied into its block); and SQLite's page cache of
- * the connection (itdb_open: 2000 KiB) and prepared statements. The -wal file is on disk,
- * checkpointed every 32 MiB of pages.
+ * the connection (itdb_open: 2000 KiB) and prepared statements. The -wal file is on disk:
+ * checkpointed every 32 MiB of pages, and below 256 MiB where a checkpointer does it
+ * (common/db_checkpoint.h: record and import).
  *
  * Not thread-safe: one writer per capture thread. */
 #ifndef IOMMUTRACE_EVENT_WRITER_H

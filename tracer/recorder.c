@@ -7,6 +7,7 @@
 #include <time.h>
 #include "common/clock.h"
 #include "common/db.h"
+#include "common/db_checkpoint.h"
 #include "common/exit_codes.h"
 #include "common/log.h"
 #include "common/privilege.h"
@@ -321,6 +322,7 @@ int recorder_run(const struct recorder_opts *o)
 	struct traced_command cmd = {};
 	struct session_metadata meta = {};
 	struct itdb_session_end end = {};
+	struct db_checkpointer *ckpt = NULL;
 	char err[512], command[4096];
 	sqlite3 *db = NULL;
 	int64_t sid = 0;
@@ -347,6 +349,10 @@ int recorder_run(const struct recorder_opts *o)
 		log_error("%s", err);
 		goto cleanup;
 	}
+	/* the capture loop must not wait for the checkpoints' syncs: the ring buffer fills */
+	ckpt = db_checkpointer_start(db, DB_CHECKPOINT_BYTES, err, sizeof(err));
+	if (!ckpt)
+		log_debug("checkpoints stay on the capture's thread: %s", err);
 	if (session_metadata_collect(&meta, o->sysfs_root))
 		goto cleanup;
 	start = clock_ns(CLOCK_MONOTONIC);
@@ -398,6 +404,8 @@ finish:
 	end.events_lost = st.lost + st.aggregate_lost;
 	if (event_writer_finish(st.writer))
 		goto cleanup;
+	db_checkpointer_stop(ckpt);
+	ckpt = NULL;
 	if (o->store_extra && o->store_extra(db, sid, o->store_extra_ctx))
 		end.end_reason = "error";
 	if (itdb_session_end(db, sid, &end))
@@ -413,6 +421,7 @@ cleanup:
 		traced_command_stop(&cmd, 2000);
 	aggregates_free(st.aggregates);
 	event_writer_free(st.writer);
+	db_checkpointer_stop(ckpt);
 	close_capture(&cap);
 	session_metadata_free(&meta);
 	if (itdb_close(db))

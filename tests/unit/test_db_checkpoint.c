@@ -1,6 +1,8 @@
-/* Checkpoints of a writing connection (common/db_checkpoint.h): when they come, and that the pages
- * each wrote into the database file leave the kernel's page cache while the rest stays. */
+/* Checkpoints of a writing connection (common/db_checkpoint.h): when they come, that the pages
+ * each wrote into the database file leave the kernel's page cache while the rest stays, and the
+ * checkpointer thread: the writer's syncs it takes, the -wal file's bound, the rows intact. */
 #include <fcntl.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -105,6 +107,147 @@ static void checkpoints_come_every_32_mib_of_pages(void **state)
 	assert_int_equal(itdb_close(db), 0);
 }
 
+/* A shim of the default VFS that counts the syncs of database and -wal files, those made on the
+ * thread that registered it (the writer's) apart from the others. Registered between
+ * sync_count_begin and sync_count_end, with no connection open. static: a test that fails in
+ * between leaves it registered. */
+static sqlite3_vfs *real_vfs, counting_vfs;
+/* [0] the database files', [1] the -wal files' (the unix VFS gives them other methods) */
+static const sqlite3_io_methods *real_io[2];
+static sqlite3_io_methods counting_io[2];
+static pthread_t writer_thread;
+static int writer_syncs, other_syncs;
+
+static int count_sync(void)
+{
+	__atomic_add_fetch(pthread_equal(pthread_self(), writer_thread) ? &writer_syncs :
+			   &other_syncs, 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
+static int counting_sync_db(sqlite3_file *file, int flags)
+{
+	return count_sync() ?: real_io[0]->xSync(file, flags);
+}
+
+static int counting_sync_wal(sqlite3_file *file, int flags)
+{
+	return count_sync() ?: real_io[1]->xSync(file, flags);
+}
+
+static int counting_open(sqlite3_vfs *vfs, const char *name, sqlite3_file *file, int flags,
+			 int *out_flags)
+{
+	int rc = real_vfs->xOpen(real_vfs, name, file, flags, out_flags);
+	int wal = !!(flags & SQLITE_OPEN_WAL);
+
+	(void)vfs;
+	if (rc == SQLITE_OK && (flags & (SQLITE_OPEN_MAIN_DB | SQLITE_OPEN_WAL)) &&
+	    file->pMethods) {
+		real_io[wal] = file->pMethods;
+		counting_io[wal] = *file->pMethods;
+		counting_io[wal].xSync = wal ? counting_sync_wal : counting_sync_db;
+		file->pMethods = &counting_io[wal];
+	}
+	return rc;
+}
+
+static void sync_count_begin(void)
+{
+	real_vfs = sqlite3_vfs_find(NULL);
+	counting_vfs = *real_vfs;
+	counting_vfs.zName = "iommutrace-test-sync-count";
+	counting_vfs.xOpen = counting_open;
+	assert_int_equal(sqlite3_vfs_register(&counting_vfs, 1), SQLITE_OK);
+	writer_thread = pthread_self();
+	writer_syncs = other_syncs = 0;
+}
+
+static void sync_count_end(void)
+{
+	assert_int_equal(sqlite3_vfs_unregister(&counting_vfs), SQLITE_OK);
+}
+
+static off_t wal_size(const char *path)
+{
+	char wal[128];
+	struct stat st;
+
+	snprintf(wal, sizeof(wal), "%s-wal", path);
+	return stat(wal, &st) ? 0 : st.st_size;
+}
+
+/* 32 MiB committed in blobs, checkpoints of 1 MiB: the writer checkpoints every MiB itself (two
+ * syncs each) without a checkpointer, at most once per 4 MiB with one (its restarts), the
+ * checkpointer's thread the rest; the -wal file stays below 8 MiB plus a commit; every row is
+ * in the file after, which is sound. */
+static int commit_32_mib(const char *path, int background, off_t *wal_max)
+{
+	struct db_checkpointer *c = NULL;
+	char err[256];
+	sqlite3 *db;
+
+	sync_count_begin();
+	db = itdb_open(path, ITDB_CREATE_FORCE, err, sizeof(err));
+	assert_non_null(db);
+	if (background) {
+		c = db_checkpointer_start(db, 1 << 20, err, sizeof(err));
+		assert_non_null(c);
+	} else {
+		assert_true(db_checkpoint_install(db, 1 << 20, 16384));
+	}
+	assert_int_equal(itdb_exec(db, "CREATE TABLE t(b BLOB)", "test"), 0);
+	*wal_max = 0;
+	for (int i = 0; i < 64; i++) {
+		commit_blob(db);
+		if (wal_size(path) > *wal_max)
+			*wal_max = wal_size(path);
+	}
+	db_checkpointer_stop(c);
+	assert_int_equal(itdb_close(db), 0);
+	sync_count_end();
+	db = itdb_open(path, ITDB_READ, err, sizeof(err));
+	assert_non_null(db);
+	assert_string_equal(sql_rows(db, "SELECT count(*), sum(length(b)) FROM t"),
+			    "64|33554432;");
+	assert_string_equal(sql_rows(db, "PRAGMA integrity_check"), "ok;");
+	sqlite3_close(db);
+	return writer_syncs;
+}
+
+static void a_checkpointer_takes_the_writers_syncs(void **state)
+{
+	struct fixture *f = *state;
+	off_t wal_max;
+	int syncs;
+
+	/* the control: the writer's own checkpoints, two syncs per MiB */
+	syncs = commit_32_mib(f->path, 0, &wal_max);
+	assert_true(syncs >= 50);
+	assert_true(wal_max <= (2 << 20));
+	syncs = commit_32_mib(f->path, 1, &wal_max);
+	assert_true(syncs <= 2 * 8 + 2);	/* + itdb_close's own checkpoint */
+	assert_true(other_syncs >= 2);
+	assert_true(wal_max <= (9 << 20));
+}
+
+/* Once stopped, the writer checkpoints itself every `bytes` again */
+static void after_the_checkpointer_the_writer_checkpoints_itself(void **state)
+{
+	struct fixture *f = *state;
+	char err[256];
+	sqlite3 *db;
+	size_t bytes;
+
+	db = itdb_open(f->path, ITDB_CREATE, err, sizeof(err));
+	assert_non_null(db);
+	db_checkpointer_stop(db_checkpointer_start(db, 4 << 20, err, sizeof(err)));
+	assert_int_equal(itdb_exec(db, "CREATE TABLE t(b BLOB)", "test"), 0);
+	bytes = bytes_until_checkpoint(db, f->path);
+	assert_in_range(bytes, 3 << 20, 4 << 20);
+	assert_int_equal(itdb_close(db), 0);
+}
+
 /* How many of the file's pages in [from, to) are in the page cache, and how many there are */
 static void resident(int fd, off_t size, off_t from, off_t to, size_t *in, size_t *all)
 {
@@ -126,14 +269,18 @@ static void resident(int fd, off_t size, off_t from, off_t to, size_t *in, size_
 	munmap(map, size);
 }
 
+enum checkpoints { SQLITE_OWN, DROPPING, DROPPING_IN_BACKGROUND };
+
 /* Writes 8 MiB of rows checkpointed every 1 MiB, reads the file's first 2 MiB back, writes 4 MiB
- * more, and says how much of the head and of the last MiB the page cache has. drop: through
- * db_checkpoint_install; else SQLite's own checkpoints (the control: then both stay). The test's
- * own descriptor is closed only after the connection (closing it would drop SQLite's locks). */
-static void write_and_look(const char *path, int drop, size_t head[2], size_t tail[2])
+ * more, and says how much of the head and of the last MiB the page cache has. Checkpoints by
+ * db_checkpoint_install, or a checkpointer (stopped before the look: the checkpoint it is in
+ * ends first), or SQLite's own (the control: then both stay). The test's own descriptor is
+ * closed only after the connection (closing it would drop SQLite's locks). */
+static void write_and_look(const char *path, enum checkpoints how, size_t head[2], size_t tail[2])
 {
 	char err[256], *buf = malloc(2 << 20);
 	sqlite3 *db = itdb_open(path, ITDB_CREATE_FORCE, err, sizeof(err));
+	struct db_checkpointer *c = NULL;
 	off_t size;
 	int fd;
 
@@ -141,8 +288,10 @@ static void write_and_look(const char *path, int drop, size_t head[2], size_t ta
 	assert_non_null(buf);
 	fd = open(path, O_RDONLY);
 	assert_true(fd >= 0);
-	if (drop)
+	if (how == DROPPING)
 		assert_true(db_checkpoint_install(db, 1 << 20, 16384));
+	else if (how == DROPPING_IN_BACKGROUND)
+		assert_non_null(c = db_checkpointer_start(db, 1 << 20, err, sizeof(err)));
 	else
 		assert_int_equal(sqlite3_wal_autocheckpoint(db, (1 << 20) / 16384), SQLITE_OK);
 	assert_int_equal(itdb_exec(db, "CREATE TABLE t(b BLOB)", "test"), 0);
@@ -151,8 +300,10 @@ static void write_and_look(const char *path, int drop, size_t head[2], size_t ta
 	assert_int_equal(pread(fd, buf, 2 << 20, 0), 2 << 20);
 	for (int i = 0; i < 8; i++)
 		commit_blob(db);
+	db_checkpointer_stop(c);
 	size = file_size(path);
-	assert_true(size > 10 << 20);
+	/* the checkpointer may be a few MiB behind the writer */
+	assert_true(size > (how == DROPPING_IN_BACKGROUND ? 4 << 20 : 10 << 20));
 	resident(fd, size, 0, 2 << 20, &head[0], &head[1]);
 	resident(fd, size, size - (1 << 20), size, &tail[0], &tail[1]);
 	assert_int_equal(itdb_close(db), 0);
@@ -170,22 +321,30 @@ static void checkpoints_drop_what_they_wrote_from_the_page_cache(void **state)
 	if (fs.f_type == TMPFS_MAGIC)
 		skip();	/* a tmpfs file is its page cache */
 	/* the control: SQLite's own checkpoints leave every page written or read in the cache */
-	write_and_look(f->path, 0, head, tail);
+	write_and_look(f->path, SQLITE_OWN, head, tail);
 	assert_int_equal(head[0], head[1]);
 	assert_int_equal(tail[0], tail[1]);
-	write_and_look(f->path, 1, head, tail);
+	write_and_look(f->path, DROPPING, head, tail);
 	assert_int_equal(head[0], head[1]);	/* read back after its checkpoints: stays */
+	assert_int_equal(tail[0], 0);
+	assert_true(tail[1] >= 256);
+	write_and_look(f->path, DROPPING_IN_BACKGROUND, head, tail);
+	assert_int_equal(head[0], head[1]);
 	assert_int_equal(tail[0], 0);
 	assert_true(tail[1] >= 256);
 }
 
-/* An in-memory database has no file: checkpoints only */
+/* An in-memory database has no file: checkpoints only, and no checkpointer */
 static void a_database_without_a_file_only_checkpoints(void **state)
 {
 	sqlite3 *db;
 
+	char err[256];
+
 	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
 	assert_false(db_checkpoint_install(db, 1 << 20, 4096));
+	assert_null(db_checkpointer_start(db, 1 << 20, err, sizeof(err)));
+	assert_string_equal(err, "the database has no file");
 	sqlite3_close(db);
 }
 
@@ -195,6 +354,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(checkpoints_come_every_32_mib_of_pages, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(checkpoints_drop_what_they_wrote_from_the_page_cache,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(a_checkpointer_takes_the_writers_syncs, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(after_the_checkpointer_the_writer_checkpoints_itself,
 						setup, teardown),
 		cmocka_unit_test(a_database_without_a_file_only_checkpoints),
 	};

@@ -451,7 +451,8 @@ int main(int argc, char **argv)
 			   bt.lossless_rate);
 	bench_row(2, "recorder peak RSS, per-event capture", mib(ours_rss_kib), "MiB",
 		  have_peer ? "bpftrace" : NULL, mib(peer.usage.ru_maxrss), "lower", NULL);
-	bench_note("item 2: 2 CPUs here: consumer (writer into SQLite; bpftrace's reader) on CPU %d, "
+	bench_note("item 2: 2 CPUs here: consumer (writer into SQLite, with its checkpointer thread; "
+		   "bpftrace's reader) on CPU %d, "
 		   "generator (alternating 4 KiB map/unmap: ours %d events of the real handlers per "
 		   "BPF_PROG_TEST_RUN of replay_map_unmap, bpftrace's one per test run of its "
 		   "programs) on CPU %d; steps of %.1f s; 16 MiB ring buffer, 16 MiB per-CPU perf "

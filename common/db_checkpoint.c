@@ -281,11 +281,12 @@ struct db_checkpointer *db_checkpointer_start(sqlite3 *db, size_t bytes, char *e
 		snprintf(err, errlen, "%s is not in WAL mode", path);
 		goto fail;
 	}
+	c->page_size = 4096;	/* SQLite's default, should the writer not say */
 	if (sqlite3_prepare_v2(db, "PRAGMA page_size", -1, &st, NULL) == SQLITE_OK &&
-	    sqlite3_step(st) == SQLITE_ROW)
+	    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) > 0)
 		c->page_size = sqlite3_column_int(st, 0);
 	sqlite3_finalize(st);
-	c->page_shift = page_shift_of(c->page_size ? c->page_size : 4096);
+	c->page_shift = page_shift_of(c->page_size);
 	c->pages = pages_in(bytes, c->page_shift);
 	c->fd = open_descriptor(path);
 	pthread_mutex_init(&c->lock, NULL);
@@ -315,7 +316,7 @@ void db_checkpointer_stop(struct db_checkpointer *c)
 {
 	if (!c)
 		return;
-	db_checkpoint_install(c->writer, c->bytes, c->page_size ? c->page_size : 4096);
+	db_checkpoint_install(c->writer, c->bytes, c->page_size);
 	pthread_mutex_lock(&c->lock);
 	c->stop = true;
 	pthread_cond_signal(&c->wake);

@@ -91,7 +91,7 @@ $(BUILD):
 	$(Q)mkdir -p $@
 
 # Tests: one cmocka binary per tests/unit/test_*.c and tests/host/test_*.c, linked with the
-# library objects. Host tests need root and a BPF-capable kernel; they skip loudly otherwise.
+# library objects (depfiles beside them: a change to a tests/*.h header rebuilds its users). Host tests need root and a BPF-capable kernel; they skip loudly otherwise.
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 HOST_SRCS := $(wildcard tests/host/test_*.c)
@@ -100,12 +100,12 @@ HOST_BINS := $(HOST_SRCS:tests/host/%.c=$(BUILD)/tests/host_%)
 $(BUILD)/tests/host_%: tests/host/%.c $(LIB_OBJS) | $(BUILD)
 	$(call msg,TEST-CC,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(LIB_OBJS) $(LDLIBS) -lcmocka -o $@
+	$(Q)$(CC) $(CFLAGS) -MMD -MP $(LDFLAGS) $< $(LIB_OBJS) $(LDLIBS) -lcmocka -o $@
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(BUILD)
 	$(call msg,TEST-CC,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(LIB_OBJS) $(LDLIBS) -lcmocka -o $@
+	$(Q)$(CC) $(CFLAGS) -MMD -MP $(LDFLAGS) $< $(LIB_OBJS) $(LDLIBS) -lcmocka -o $@
 
 TEST_ENV := IOMMUTRACE=$(BUILD)/iommutrace \
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp UBSAN_OPTIONS=halt_on_error=1
@@ -138,7 +138,7 @@ BENCH_HELPER_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(filter-out $(BENCH_SRCS),$(wi
 $(BUILD)/bench/bench_%: bench/bench_%.c $(BENCH_HELPER_OBJS) $(LIB_OBJS) | $(BUILD)
 	$(call msg,BENCH-CC,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(BENCH_HELPER_OBJS) $(LIB_OBJS) $(LDLIBS) -lpthread -o $@
+	$(Q)$(CC) $(CFLAGS) -MMD -MP $(LDFLAGS) $< $(BENCH_HELPER_OBJS) $(LIB_OBJS) $(LDLIBS) -lpthread -o $@
 
 bench: deps
 	@$(MAKE) --no-print-directory $(BUILD)/iommutrace $(BENCH_BINS)

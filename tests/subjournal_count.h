@@ -1,16 +1,15 @@
 /* Test helper: counts what SQLite writes into statement journals. Between subjournal_count_begin()
  * and subjournal_count_end() the journals' spill threshold is 0, so that SQLite opens a file for
- * one as soon as a statement copies a page into it, and a shim of the default VFS counts those
- * opens (subjournal_opens) and the writes into those files (subjournal_writes). Begin before
- * opening the database, end after closing it (SQLite is shut down and started again around
- * each: no connection may be open). Include after <cmocka.h>. */
+ * one as soon as a statement copies a page into it, and a shim of the default VFS
+ * (tests/vfs_shim.h) counts those opens (subjournal_opens) and the writes into those files
+ * (subjournal_writes). Begin before opening the database, end after closing it (SQLite is shut
+ * down and started again around each: no connection may be open). Include after <cmocka.h>. */
 #ifndef IOMMUTRACE_TEST_SUBJOURNAL_COUNT_H
 #define IOMMUTRACE_TEST_SUBJOURNAL_COUNT_H
 
 #include <sqlite3.h>
+#include "tests/vfs_shim.h"
 
-/* static: a test that fails between begin and end leaves the shim registered */
-static sqlite3_vfs *subjournal_real_vfs, subjournal_counting_vfs;
 static const sqlite3_io_methods *subjournal_real_io;
 static sqlite3_io_methods subjournal_counting_io;
 static int subjournal_opens, subjournal_writes;
@@ -22,21 +21,14 @@ static inline int subjournal_counting_write(sqlite3_file *file, const void *buf,
 	return subjournal_real_io->xWrite(file, buf, n, offset);
 }
 
-/* The real file's own methods, but for xWrite, which counts and calls the real one */
-static inline int subjournal_counting_open(sqlite3_vfs *vfs, const char *name, sqlite3_file *file,
-					   int flags, int *out_flags)
+/* A statement journal's methods, but for xWrite, which counts and calls the real one */
+static inline void subjournal_counting_open(sqlite3_file *file, int flags)
 {
-	int rc = subjournal_real_vfs->xOpen(subjournal_real_vfs, name, file, flags, out_flags);
-
-	(void)vfs;
-	if (rc == SQLITE_OK && (flags & SQLITE_OPEN_SUBJOURNAL) && file->pMethods) {
-		subjournal_opens++;
-		subjournal_real_io = file->pMethods;
-		subjournal_counting_io = *file->pMethods;
-		subjournal_counting_io.xWrite = subjournal_counting_write;
-		file->pMethods = &subjournal_counting_io;
-	}
-	return rc;
+	if (!(flags & SQLITE_OPEN_SUBJOURNAL))
+		return;
+	subjournal_opens++;
+	vfs_shim_swap(file, &subjournal_real_io, &subjournal_counting_io)->xWrite =
+		subjournal_counting_write;
 }
 
 static inline void subjournal_spill(int bytes)
@@ -49,17 +41,13 @@ static inline void subjournal_spill(int bytes)
 static inline void subjournal_count_begin(void)
 {
 	subjournal_spill(0);
-	subjournal_real_vfs = sqlite3_vfs_find(NULL);
-	subjournal_counting_vfs = *subjournal_real_vfs;
-	subjournal_counting_vfs.zName = "iommutrace-test-subjournal-count";
-	subjournal_counting_vfs.xOpen = subjournal_counting_open;
-	assert_int_equal(sqlite3_vfs_register(&subjournal_counting_vfs, 1), SQLITE_OK);
+	vfs_shim_begin(subjournal_counting_open);
 	subjournal_opens = subjournal_writes = 0;
 }
 
 static inline void subjournal_count_end(void)
 {
-	assert_int_equal(sqlite3_vfs_unregister(&subjournal_counting_vfs), SQLITE_OK);
+	vfs_shim_end();
 	subjournal_spill(64 << 10);	/* SQLite's default */
 }
 

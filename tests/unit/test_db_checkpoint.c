@@ -16,6 +16,7 @@
 #include <sys/vfs.h>
 #include <cmocka.h>
 #include "tests/sql_rows.h"
+#include "tests/vfs_shim.h"
 #include "common/db.h"
 #include "common/db_checkpoint.h"
 
@@ -107,11 +108,8 @@ static void checkpoints_come_every_32_mib_of_pages(void **state)
 	assert_int_equal(itdb_close(db), 0);
 }
 
-/* A shim of the default VFS that counts the syncs of database and -wal files, those made on the
- * thread that registered it (the writer's) apart from the others. Registered between
- * sync_count_begin and sync_count_end, with no connection open. static: a test that fails in
- * between leaves it registered. */
-static sqlite3_vfs *real_vfs, counting_vfs;
+/* Counts the syncs of database and -wal files (through tests/vfs_shim.h), those made on the
+ * thread that began counting (the writer's) apart from the others. */
 /* [0] the database files', [1] the -wal files' (the unix VFS gives them other methods) */
 static const sqlite3_io_methods *real_io[2];
 static sqlite3_io_methods counting_io[2];
@@ -135,37 +133,25 @@ static int counting_sync_wal(sqlite3_file *file, int flags)
 	return count_sync() ?: real_io[1]->xSync(file, flags);
 }
 
-static int counting_open(sqlite3_vfs *vfs, const char *name, sqlite3_file *file, int flags,
-			 int *out_flags)
+static void counting_open(sqlite3_file *file, int flags)
 {
-	int rc = real_vfs->xOpen(real_vfs, name, file, flags, out_flags);
 	int wal = !!(flags & SQLITE_OPEN_WAL);
 
-	(void)vfs;
-	if (rc == SQLITE_OK && (flags & (SQLITE_OPEN_MAIN_DB | SQLITE_OPEN_WAL)) &&
-	    file->pMethods) {
-		real_io[wal] = file->pMethods;
-		counting_io[wal] = *file->pMethods;
-		counting_io[wal].xSync = wal ? counting_sync_wal : counting_sync_db;
-		file->pMethods = &counting_io[wal];
-	}
-	return rc;
+	if (flags & (SQLITE_OPEN_MAIN_DB | SQLITE_OPEN_WAL))
+		vfs_shim_swap(file, &real_io[wal], &counting_io[wal])->xSync =
+			wal ? counting_sync_wal : counting_sync_db;
 }
 
 static void sync_count_begin(void)
 {
-	real_vfs = sqlite3_vfs_find(NULL);
-	counting_vfs = *real_vfs;
-	counting_vfs.zName = "iommutrace-test-sync-count";
-	counting_vfs.xOpen = counting_open;
-	assert_int_equal(sqlite3_vfs_register(&counting_vfs, 1), SQLITE_OK);
+	vfs_shim_begin(counting_open);
 	writer_thread = pthread_self();
 	writer_syncs = other_syncs = 0;
 }
 
 static void sync_count_end(void)
 {
-	assert_int_equal(sqlite3_vfs_unregister(&counting_vfs), SQLITE_OK);
+	vfs_shim_end();
 }
 
 static off_t wal_size(const char *path)

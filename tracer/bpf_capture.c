@@ -31,6 +31,9 @@ struct bpf_capture {
 	bool holds;
 	/* release_held_driver_calls_of is loaded: an offline CPU's held calls can be counted */
 	bool releases_offline;
+	/* bpf_map_lookup_percpu_elem (5.19) loads here: 1 or 0; -1 until probed (once, whatever
+	 * the load attempts) */
+	int percpu_lookup;
 };
 
 /* The program libbpf last warned about ("libbpf: prog 'NAME': ..."), so that when a load fails the
@@ -150,6 +153,15 @@ static size_t ringbuf_size(size_t want)
 	return size;
 }
 
+/* Whether the programs may call bpf_map_lookup_percpu_elem, probed on first use. */
+static bool percpu_lookup_loads(struct bpf_capture *c)
+{
+	if (c->percpu_lookup < 0)
+		c->percpu_lookup = libbpf_probe_bpf_helper(BPF_PROG_TYPE_RAW_TRACEPOINT,
+							   BPF_FUNC_map_lookup_percpu_elem, NULL) > 0;
+	return c->percpu_lookup;
+}
+
 /* Opens the skeleton with the plan's programs switched on and loads it; returns 0 or libbpf's
  * negative error. */
 static int open_and_load(struct bpf_capture *c, const struct bpf_capture_opts *opts)
@@ -182,9 +194,7 @@ static int open_and_load(struct bpf_capture *c, const struct bpf_capture_opts *o
 	c->skel->rodata->driver_domains = c->driver_domains;
 	c->holds = opts->mode == CAPTURE_THRESHOLD && c->driver_domains;
 	bpf_program__set_autoload(c->skel->progs.release_held_driver_calls, c->holds);
-	c->releases_offline = c->holds &&
-		libbpf_probe_bpf_helper(BPF_PROG_TYPE_RAW_TRACEPOINT,
-					BPF_FUNC_map_lookup_percpu_elem, NULL) > 0;
+	c->releases_offline = c->holds && percpu_lookup_loads(c);
 	bpf_program__set_autoload(c->skel->progs.release_held_driver_calls_of,
 				  c->releases_offline);
 	bpf_program__set_autoload(c->skel->progs.replay_map_unmap, opts->replay);
@@ -229,6 +239,7 @@ struct bpf_capture *bpf_capture_load(struct probe_plan *plan, const struct bpf_c
 		return NULL;
 	}
 	c->plan = plan;
+	c->percpu_lookup = -1;
 	libbpf_set_print(libbpf_log);
 	for (size_t attempt = 0; attempt <= plan->count; attempt++) {
 		refused_prog[0] = '\0';

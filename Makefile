@@ -91,7 +91,8 @@ $(BUILD):
 	$(Q)mkdir -p $@
 
 # Tests: one cmocka binary per tests/unit/test_*.c and tests/host/test_*.c, linked with the
-# library objects (depfiles beside them: a change to a tests/*.h header rebuilds its users). Host tests need root and a BPF-capable kernel; they skip loudly otherwise.
+# library objects, with depfiles (a change to a tests/*.h header rebuilds its users). Host tests
+# need root and a BPF-capable kernel; they skip loudly otherwise.
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 HOST_SRCS := $(wildcard tests/host/test_*.c)

@@ -135,6 +135,8 @@ BENCH_SRCS := $(wildcard bench/bench_*.c)
 BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
 BENCH_HELPER_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(filter-out $(BENCH_SRCS),$(wildcard bench/*.c)))
 .SECONDARY: $(BENCH_HELPER_OBJS)
+# tests/host/test_bench_smoke.sh runs the host parts with small settings
+host-test: $(BENCH_BINS)
 
 $(BUILD)/bench/bench_%: bench/bench_%.c $(BENCH_HELPER_OBJS) $(LIB_OBJS) | $(BUILD)
 	$(call msg,BENCH-CC,$@)

@@ -99,6 +99,16 @@ static int run_stats(int fd, __u64 *ns, __u64 *cnt)
 	return 0;
 }
 
+/* ns per run of fd since its statistics read ns0 and cnt0, or NAN when it did not run. */
+static double ns_per_run_since(int fd, __u64 ns0, __u64 cnt0)
+{
+	__u64 ns1, cnt1;
+
+	if (run_stats(fd, &ns1, &cnt1) || cnt1 == cnt0)
+		return NAN;
+	return (double)(ns1 - ns0) / (double)(cnt1 - cnt0);
+}
+
 /* ns per run of fd over n test runs with args, or NAN. gap_us 0: back to back, our ring buffer
  * drained every BATCH runs; else a pause of gap_us after each run and no draining here (a reader
  * thread drains it). */
@@ -106,7 +116,7 @@ static double runs_cost(struct subject *s, int fd, const uint64_t *args, size_t 
 			unsigned int gap_us)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = args, .ctx_size_in = nargs * 8);
-	__u64 ns0, cnt0, ns1, cnt1;
+	__u64 ns0, cnt0;
 
 	if (run_stats(fd, &ns0, &cnt0))
 		return NAN;
@@ -123,9 +133,7 @@ static double runs_cost(struct subject *s, int fd, const uint64_t *args, size_t 
 	}
 	if (!gap_us)
 		drain(s);
-	if (run_stats(fd, &ns1, &cnt1) || cnt1 == cnt0)
-		return NAN;
-	return (double)(ns1 - ns0) / (double)(cnt1 - cnt0);
+	return ns_per_run_since(fd, ns0, cnt0);
 }
 
 static double cost(struct subject *s, int fd, const uint64_t *args, size_t nargs, uint64_t n)
@@ -138,8 +146,8 @@ static double cost(struct subject *s, int fd, const uint64_t *args, size_t nargs
  * NAN when a run fails. The two clock reads around each run are spread over its events. */
 static double replay_cost(struct subject *s, uint64_t n)
 {
-	uint64_t runs = (n + REPLAY_PER_RUN - 1) / REPLAY_PER_RUN, since_drain = 0, delivered;
-	__u64 ns0, cnt0, ns1, cnt1;
+	uint64_t runs = (n + REPLAY_PER_RUN - 1) / REPLAY_PER_RUN, delivered;
+	__u64 ns0, cnt0;
 
 	if (run_stats(s->replay_fd, &ns0, &cnt0))
 		return NAN;
@@ -155,17 +163,12 @@ static double replay_cost(struct subject *s, uint64_t n)
 			return NAN;
 		}
 		s->replayed += REPLAY_PER_RUN;
-		since_drain += REPLAY_PER_RUN;
-		if (since_drain >= REPLAY_DRAIN_EVENTS) {
+		if ((i + 1) % (REPLAY_DRAIN_EVENTS / REPLAY_PER_RUN) == 0)
 			drain(s);
-			since_drain = 0;
-		}
 	}
 	drain(s);
 	s->replay_delivered += s->delivered - delivered;
-	if (run_stats(s->replay_fd, &ns1, &cnt1) || cnt1 == cnt0)
-		return NAN;
-	return (double)(ns1 - ns0) / (double)((cnt1 - cnt0) * REPLAY_PER_RUN);
+	return ns_per_run_since(s->replay_fd, ns0, cnt0) / REPLAY_PER_RUN;
 }
 
 /* The reader of our ring buffer in the paced rounds, as the recorder reads it: a thread
@@ -385,7 +388,7 @@ int main(int argc, char **argv)
 	struct subject ours[BENCH_NMODES] = {}, bt = { .map_ns = NAN, .unmap_ns = NAN,
 						       .paced_map_ns = NAN };
 	struct floors floors = { .ringbuf_fd = -1 };
-	double timing;
+	double timing, clock_first, clock_further;
 	struct bpftrace_peer peer = {};
 	struct probe_plan plan;
 	char err[256], figure[96];
@@ -438,6 +441,8 @@ int main(int argc, char **argv)
 	}
 	/* every figure net of the timing: what the empty program measured */
 	timing = floors.ns[FLOOR_EMPTY];
+	clock_first = floors.ns[FLOOR_CLOCK] - timing;
+	clock_further = (floors.ns[FLOOR_CLOCKS] - floors.ns[FLOOR_CLOCK]) / (FLOOR_REPEAT - 1);
 	for (size_t m = 0; m < BENCH_NMODES; m++) {
 		const char *mode = capture_mode_name(bench_modes[m]);
 		bool counting = bench_modes[m] != CAPTURE_PER_EVENT;
@@ -473,10 +478,9 @@ int main(int argc, char **argv)
 		bench_row(1, figure, ours[m].unmap_hash_ns - timing, "ns/event", NULL, NAN,
 			  "lower", NULL);
 	}
-	bench_row(1, "bpf_ktime_get_ns(), the first of a test run", floors.ns[FLOOR_CLOCK] - timing,
-		  "ns/event", NULL, NAN, "lower", NULL);
-	bench_row(1, "bpf_ktime_get_ns(), each further one in the same run",
-		  (floors.ns[FLOOR_CLOCKS] - floors.ns[FLOOR_CLOCK]) / (FLOOR_REPEAT - 1),
+	bench_row(1, "bpf_ktime_get_ns(), the first of a test run", clock_first, "ns/event", NULL,
+		  NAN, "lower", NULL);
+	bench_row(1, "bpf_ktime_get_ns(), each further one in the same run", clock_further,
 		  "ns/event", NULL, NAN, "lower", NULL);
 	bench_row(1, "ring buffer record reserved and submitted, the first of a test run",
 		  floors.ns[FLOOR_RINGBUF] - timing, "ns/event", NULL, NAN, "lower", NULL);
@@ -500,8 +504,7 @@ int main(int argc, char **argv)
 		   "off every figure, ours and bpftrace's; as measured, per-event map %.1f, unmap "
 		   "%.1f ns. Each run is a syscall of its own and starts cold: the first clock read "
 		   "of a run costs %.1f ns here, each further one %.1f", timing, ours[0].map_ns,
-		   ours[0].unmap_ns, floors.ns[FLOOR_CLOCK] - timing,	/* bench_modes[0] */
-		   (floors.ns[FLOOR_CLOCKS] - floors.ns[FLOOR_CLOCK]) / (FLOOR_REPEAT - 1));
+		   ours[0].unmap_ns, clock_first, clock_further);	/* bench_modes[0] */
 	bench_note("item 1: the clock read and ring buffer rows are what every record costs, "
 		   "whatever it holds; the counting modes do neither. They count a class in its slot once a flush of "
 		   "the recorder (every second) has published it, in the per-CPU hash before");

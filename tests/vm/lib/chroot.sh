@@ -11,6 +11,13 @@ suite_chroot() {
 	local dir missing=() pkg
 	dir="$(vm_cache_dir)/chroots/$suite"
 	[ -d "$dir" ] || debootstrap_chroot "$suite" "$sources" "$dir"
+	# one chroot serves a suite and its backports: the sources of the kernel at hand
+	apt_sources_list "$sources" >"$dir/etc/apt/sources.list.new"
+	if cmp -s "$dir/etc/apt/sources.list.new" "$dir/etc/apt/sources.list"; then
+		rm "$dir/etc/apt/sources.list.new"
+	else
+		mv "$dir/etc/apt/sources.list.new" "$dir/etc/apt/sources.list"
+	fi
 	for pkg in "$@"; do
 		dpkg-query --admindir="$dir/var/lib/dpkg" -W -f='${db:Status-Status}' "$pkg" 2>/dev/null |
 			grep -qx installed || missing+=("$pkg")

@@ -14,7 +14,15 @@ log() { printf 'vm: %s\n' "$*" >&2; }
 debug() {
 	if [ "$VM_VERBOSE" -gt 0 ]; then printf 'vm: %s\n' "$*" >&2; fi
 }
-die() { local code=$1; shift; printf 'vm: error: %s\n' "$*" >&2; exit "$code"; }
+# die CODE MESSAGE: one line on stderr (a skip, 77, says so), also kept in VM_ERROR_FILE when set
+# (tests/vm/run: DIR/vm/error, which tests/vm/smoke-all puts in its summary)
+die() {
+	local code=$1 what=error; shift
+	[ "$code" != "$VM_EXIT_SKIP" ] || what=skipped
+	printf 'vm: %s: %s\n' "$what" "$*" >&2
+	[ -z "${VM_ERROR_FILE:-}" ] || printf '%s\n' "$*" >"$VM_ERROR_FILE" 2>/dev/null || true
+	exit "$code"
+}
 
 # The cache survives runs: kernel packages, extracted trees, initramfs layers, disk images.
 vm_cache_dir() {

@@ -159,9 +159,10 @@ sh_quote() {
 	printf "'%s'" "$s"
 }
 
-# build_run_layer OUT TIMEOUT COMMAND...: this run's command as a script and its time limit.
+# build_run_layer OUT TIMEOUT IOMMU COMMAND...: this run's command as a script, its time limit, and
+# the IOMMU the guest must have (intel, amd or off: /init checks it).
 build_run_layer() {
-	local out=$1 timeout=$2; shift 2
+	local out=$1 timeout=$2 iommu=$3; shift 3
 	local stage word
 	stage=$(mktemp -d)
 	mkdir -p "$stage/etc/iommutrace-vm"
@@ -171,6 +172,7 @@ build_run_layer() {
 		printf '\n'
 	} >"$stage/etc/iommutrace-vm/command"
 	printf '%s\n' "$timeout" >"$stage/etc/iommutrace-vm/timeout"
+	printf '%s\n' "$iommu" >"$stage/etc/iommutrace-vm/iommu"
 	pack_cpio "$stage" "$out"
 	rm -rf "$stage"
 }

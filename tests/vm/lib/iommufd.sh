@@ -3,9 +3,6 @@
 # upload with CONFIG_IOMMUFD and CONFIG_VFIO_DEVICE_CDEV (Debian leaves both off), in a chroot of the
 # kernel's suite, once per kernel upload; in the guest they take the place of the stock vfio modules.
 
-# Kernels whose vfio has the device cdev (/dev/vfio/devices/vfioN): VFIO_DEVICE_CDEV came in 6.6.
-IOMMUFD_KERNELS="6.12 7.2"
-
 # The modules kept from the build, in load order: each needs only earlier ones and stock modules.
 IOMMUFD_MODULES="iommufd vfio vfio_iommu_type1 vfio-pci-core vfio-pci"
 
@@ -14,17 +11,17 @@ IOMMUFD_MODULES="iommufd vfio vfio_iommu_type1 vfio-pci-core vfio-pci"
 IOMMUFD_MAKE_FLAGS=(CONFIG_IOMMUFD=m CONFIG_IOMMUFD_DRIVER_CORE=m CONFIG_VFIO_DEVICE_CDEV=y
 	"KCFLAGS=-DCONFIG_IOMMUFD_MODULE=1 -DCONFIG_IOMMUFD_DRIVER_CORE_MODULE=1 -DCONFIG_VFIO_DEVICE_CDEV=1 -DCONFIG_INTERVAL_TREE_SPAN_ITER=1")
 
-# prepare_iommufd_modules VERSION: after prepare_kernel, build the modules for its kernel unless
+# prepare_iommufd_modules LINE: after prepare_kernel, build the modules for its kernel unless
 # cached, and put them in KERNEL_EXTRA_MODULES in place of the stock ones in KERNEL_MODULES.
 prepare_iommufd_modules() {
-	local version=$1 pkg file key dir out
-	pkg="linux-source-$version=$KERNEL_DEB_VERSION"
+	local version=$1 pkg=$KERNEL_SOURCE_PKG file key dir out
 	file=$(deb_file "$pkg")
 	# the recipe (module list, flags, steps) is in these two files
 	key=$(content_key "$KERNEL_ID $KERNEL_RELEASE $file" "$VM_DIR/lib/iommufd.sh" "$VM_DIR/lib/chroot.sh")
 	dir="$(vm_cache_dir)/iommufd/$version"
 	out="$dir/$key"
-	[ -f "$out/modules" ] || build_iommufd_modules "$version" "$pkg" "$file" "$out"
+	[ -f "$out/modules" ] || [ -f "$out/no-cdev" ] || build_iommufd_modules "$pkg" "$file" "$out"
+	[ ! -f "$out/no-cdev" ] || die "$VM_EXIT_SKIP" "$(cat "$out/no-cdev")"
 	# one build per testbed kernel is kept, that of the upload in use
 	for file in "$dir"/*/; do
 		[ "${file%/}" = "$out" ] || rm -rf "$file"
@@ -32,24 +29,31 @@ prepare_iommufd_modules() {
 	use_rebuilt_modules "$out"
 }
 
-# build_iommufd_modules VERSION PACKAGE DEB OUT: fetch Debian's linux-source of the upload, build the
+# build_iommufd_modules PACKAGE DEB OUT: fetch Debian's linux-source of the upload, build the
 # modules in the suite's chroot against the kernel's linux-headers, keep them (without debug info, as
-# Debian ships its own) in OUT with their load order in OUT/modules.
+# Debian ships its own) in OUT with their load order in OUT/modules. A source whose vfio has no
+# device cdev (drivers/vfio/device_cdev.c, from 6.6) leaves OUT/no-cdev saying so instead.
 build_iommufd_modules() {
-	local version=$1 pkg=$2 file=$3 out=$4
+	local pkg=$1 file=$2 out=$3
 	local start=$SECONDS root tree mod ko build_log
 	[ "$(id -u)" = 0 ] ||
-		die "$VM_EXIT_SKIP" "--iommufd builds its modules once per kernel in a chroot: run the first one as root"
+		die "$VM_EXIT_BROKEN" "--iommufd must build its modules for $KERNEL_RELEASE (once per kernel, in a chroot): run as root"
 	require_host_tools debootstrap chroot mountpoint
-	root=$(suite_chroot "$KSPEC_SUITE" "$KSPEC_SOURCES" gcc make libc6-dev "linux-headers-$KERNEL_RELEASE")
+	root=$(suite_chroot "$KSPEC_CHROOT_SUITE" "$KSPEC_CHROOT_SOURCES" gcc make libc6-dev "linux-headers-$KERNEL_RELEASE")
 	rm -rf "$root/build/iommufd" "$out.tmp"
 	mkdir -p "$root/build/iommufd" "$out.tmp"
 	fetch_package "$pkg" "$file" "$root/build/iommufd"
 	log "extracting drivers/iommu, drivers/vfio and lib/interval_tree.c from $file"
-	tree=$(extract_iommufd_sources "$root/build/iommufd/$file" "$version" "$root/build/iommufd")
+	tree=$(extract_iommufd_sources "$root/build/iommufd/$file" "${pkg%%=*}" "$root/build/iommufd")
+	if [ ! -f "$tree/drivers/vfio/device_cdev.c" ]; then
+		mkdir -p "$out"
+		printf '%s\n' "--iommufd: the vfio of $KERNEL_RELEASE has no device cdev (no drivers/vfio/device_cdev.c in ${pkg%%=*}; VFIO_DEVICE_CDEV came in 6.6)" >"$out/no-cdev"
+		rm -rf "$root/build/iommufd"
+		return 0
+	fi
 	add_span_iter "$tree" "$root/usr/src/linux-headers-$KERNEL_RELEASE/Module.symvers"
 	printf 'obj-m += drivers/iommu/iommufd/ drivers/vfio/\n' >"$tree/Kbuild"
-	log "building iommufd and vfio modules for $KERNEL_RELEASE in the $KSPEC_SUITE chroot"
+	log "building iommufd and vfio modules for $KERNEL_RELEASE in the $KSPEC_CHROOT_SUITE chroot"
 	build_log="$(dirname "$out")/build.log"
 	in_chroot "$root" make -C "/usr/src/linux-headers-$KERNEL_RELEASE" M="${tree#"$root"}" -j"$(nproc)" \
 		"${IOMMUFD_MAKE_FLAGS[@]}" modules >"$build_log" 2>&1 ||
@@ -66,10 +70,10 @@ build_iommufd_modules() {
 	log "iommufd modules for $KERNEL_RELEASE built in $((SECONDS - start))s"
 }
 
-# extract_iommufd_sources DEB VERSION DIR: unpack the parts of linux-source-VERSION the build
-# reads into DIR; echo the tree's root. The rest of the kernel comes from the headers.
+# extract_iommufd_sources DEB TOP DIR: unpack the parts of DEB's TOP.tar.xz (TOP: linux-source-X.Y)
+# the build reads into DIR; echo the tree's root. The rest of the kernel comes from the headers.
 extract_iommufd_sources() {
-	local deb=$1 version=$2 dir=$3 top=linux-source-$2
+	local deb=$1 top=$2 dir=$3
 	dpkg-deb --fsys-tarfile "$deb" | tar -xO "./usr/src/$top.tar.xz" |
 		tar -xJ -C "$dir" "$top/drivers/iommu" "$top/drivers/vfio" "$top/lib/interval_tree.c" ||
 		die "$VM_EXIT_BROKEN" "cannot extract the iommufd and vfio sources from $deb"

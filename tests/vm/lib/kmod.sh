@@ -35,14 +35,14 @@ build_probe_module() {
 	local src=$1 out=$2; shift 2
 	local start=$SECONDS root build build_log
 	[ "$(id -u)" = 0 ] ||
-		die "$VM_EXIT_SKIP" "iommutrace_probe.ko is built once per kernel in a chroot: run the first one as root"
+		die "$VM_EXIT_BROKEN" "iommutrace_probe.ko must be built for $KERNEL_RELEASE (once per kernel, in a chroot): run as root"
 	require_host_tools debootstrap chroot mountpoint
-	root=$(suite_chroot "$KSPEC_SUITE" "$KSPEC_SOURCES" gcc make libc6-dev "linux-headers-$KERNEL_RELEASE")
+	root=$(suite_chroot "$KSPEC_CHROOT_SUITE" "$KSPEC_CHROOT_SOURCES" gcc make libc6-dev "linux-headers-$KERNEL_RELEASE")
 	build=$root/build/iommutrace-probe
 	rm -rf "$build" "$out.tmp"
 	mkdir -p "$build" "$out.tmp"
 	(cd "$src" && cp --parents -- "$@" "$build/") || die "$VM_EXIT_BROKEN" "cannot copy $src into the chroot"
-	log "building iommutrace_probe.ko for $KERNEL_RELEASE in the $KSPEC_SUITE chroot"
+	log "building iommutrace_probe.ko for $KERNEL_RELEASE in the $KSPEC_CHROOT_SUITE chroot"
 	build_log="$(dirname "$out")/build.log"
 	in_chroot "$root" make -C "/usr/src/linux-headers-$KERNEL_RELEASE" M="${build#"$root"}" \
 		KCFLAGS=-Werror modules >"$build_log" 2>&1 ||

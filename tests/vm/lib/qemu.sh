@@ -8,7 +8,9 @@
 # and NSID through sysfs):
 #   0000:00:04.0  NVMe (1b36:0010), the controller under test, serial iommutrace0:
 #                   namespace 1 = the pattern disk (snapshot=on: writes are thrown away),
-#                   namespace 2 = the scratch disk, blank and writable, per run (--scratch-size)
+#                   namespace 2 = the scratch disk, blank and writable, per run (--scratch-size),
+#                   namespace 3 = a second scratch disk of that size, for the kernel driver's
+#                   writes (guest/io-uring), so that each engine's writes are checked on the host
 #   0000:00:05.0  ivshmem-plain (1af4:1110), BAR2 = the --bar-size memory: the stand-in for GPU BAR1
 #   0000:00:06.0  virtio-blk, the results disk; virtio without ACCESS_PLATFORM bypasses the IOMMU in
 #                 QEMU and the guest does not use the DMA API for it, so it adds no mappings
@@ -16,10 +18,10 @@
 #                 pattern disk again (its own snapshot=on drive over the same image)
 # Serial ports: ttyS0 = kernel console and /init's messages, ttyS1 = COMMAND's stdout and stderr.
 
-# qemu_args LOGDIR INITRD DISK SCRATCH RESULTS: fill QEMU_ARGS and KERNEL_APPEND from the VM_*
-# settings and the run's files.
+# qemu_args LOGDIR INITRD DISK SCRATCH SCRATCH3 RESULTS: fill QEMU_ARGS and KERNEL_APPEND from the
+# VM_* settings and the run's files.
 qemu_args() {
-	local logdir=$1 initrd=$2 disk=$3 scratch=$4 results=$5
+	local logdir=$1 initrd=$2 disk=$3 scratch=$4 scratch3=$5 results=$6
 	QEMU_ARGS=(-accel tcg,thread=multi -cpu max -m "$VM_MEMORY" -smp 2
 		-nodefaults -display none -no-reboot)
 	KERNEL_APPEND="console=ttyS0 panic=-1"
@@ -41,9 +43,11 @@ qemu_args() {
 	QEMU_ARGS+=(
 		-drive "file=$disk,if=none,id=d0,format=raw,snapshot=on"
 		-drive "file=$scratch,if=none,id=s0,format=raw"
+		-drive "file=$scratch3,if=none,id=s1,format=raw"
 		-device nvme,id=nvme0,serial=iommutrace0,bus=pcie.0,addr=0x4
 		-device nvme-ns,drive=d0,bus=nvme0,nsid=1
 		-device nvme-ns,drive=s0,bus=nvme0,nsid=2
+		-device nvme-ns,drive=s1,bus=nvme0,nsid=3
 		-object "memory-backend-file,id=bar,size=$VM_BAR_SIZE,mem-path=$VM_SHM_FILE,share=on"
 		-device ivshmem-plain,memdev=bar,bus=pcie.0,addr=0x5
 		-drive "file=$results,if=none,id=r0,format=raw"
@@ -101,6 +105,10 @@ run_qemu() {
 	done
 	QEMU_STATUS=0
 	wait "$qpid" || QEMU_STATUS=$?
+	# a guest that got there between the last look and its end
+	if [ "$booted" = 0 ] && grep -q 'iommutrace-vm: init started' "$logdir/console.log"; then
+		VM_BOOT_S=$((SECONDS - start))
+	fi
 	QEMU_PID=""
 	wait "$tailpid" 2>/dev/null || true
 }

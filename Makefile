@@ -111,17 +111,33 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(BUILD)
 TEST_ENV := IOMMUTRACE=$(BUILD)/iommutrace \
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp UBSAN_OPTIONS=halt_on_error=1
 
-unit-test: $(UNIT_BINS) $(FUZZ_REPLAYS)
-	@$(TEST_ENV) tests/run-tests unit $(UNIT_BINS) $(FUZZ_REPLAYS)
+# The fuzz replays run under ASan and UBSan (built in $(BUILD)-san, as SAN=1 does): without them a
+# replay would catch crashes only, not the overflows and undefined behaviour the fuzzers look for.
+SAN_BUILD := $(if $(filter 1,$(SAN) $(FUZZ)),$(BUILD),$(BUILD)-san)
+SAN_REPLAYS := $(FUZZ_SRCS:fuzz/fuzz_%.c=$(SAN_BUILD)/fuzz/replay_%)
+.PHONY: san-replays
+san-replays: $(FUZZ_REPLAYS)
+
+unit-test: $(UNIT_BINS)
+	@$(MAKE) --no-print-directory SAN=1 BUILD=$(SAN_BUILD) san-replays
+	@$(TEST_ENV) tests/run-tests unit $(UNIT_BINS) $(SAN_REPLAYS)
 
 host-test: $(BUILD)/iommutrace $(HOST_BINS)
 	@$(TEST_ENV) tests/run-tests host $(HOST_BINS) $(wildcard tests/host/test_*.sh)
 
-# The testbed: the tracer against the real VT-d and AMD-Vi drivers of a QEMU guest.
+# The testbed: the tracer against the real VT-d and AMD-Vi drivers of a QEMU guest, on each kernel
+# line of VM_KERNELS (default 6.1 6.12 newest; a line or a version such as 7.2, tests/vm/run --kernel).
+VM_KERNELS ?=
 vmtest: $(BUILD)/iommutrace
-	@$(TEST_ENV) BUILD=$(BUILD) tests/vm/smoke-all
+	@$(TEST_ENV) BUILD=$(BUILD) tests/vm/smoke-all $(VM_KERNELS)
 
-test: deps
+# make test is the whole proof, and most of it (BPF, device binding, the testbed's module builds)
+# needs root: without it, one line and a failure rather than a run of skips.
+.PHONY: need-root
+need-root:
+	@[ "$$(id -u)" = 0 ] || { echo "make test: needs root (BPF programs, device binding, the testbed's module builds): run it as root, e.g. sudo make test" >&2; exit 1; }
+
+test: need-root deps
 	@$(MAKE) --no-print-directory all unit-test host-test vmtest
 
 demo: deps

@@ -615,8 +615,10 @@ static void threshold_mode_counts_calls_held_on_another_cpu(void **state)
 	cpu_set_t one, all;
 
 	*state = f;
-	if (bpf_capture_prog_fd(f->cap, "release_held_driver_calls_of") < 0)
-		skip();		/* this kernel lacks bpf_map_lookup_percpu_elem */
+	if (bpf_capture_prog_fd(f->cap, "release_held_driver_calls_of") < 0) {
+		printf("SKIP: this kernel lacks bpf_map_lookup_percpu_elem: no release of held calls\n");
+		skip();
+	}
 	/* run here, on one CPU, for the next one (this one where there is no other) */
 	assert_int_equal(sched_getaffinity(0, sizeof(all), &all), 0);
 	here = sched_getcpu();
@@ -964,8 +966,10 @@ static void refused_program_is_left_out(void **state)
 	for (size_t i = 0; i < plan.count; i++)
 		if (plan.probes[i].mech == MECH_NONE)
 			p = &plan.probes[i];
-	if (!p)
-		skip();		/* every tracepoint exists here: nothing to force */
+	if (!p) {
+		printf("SKIP: every tracepoint of the plan exists on this kernel: none to force\n");
+		skip();
+	}
 	p->mech = MECH_TP_BTF;
 	cap = bpf_capture_load(&plan, NULL, err, sizeof(err));
 	assert_non_null(cap);

@@ -63,6 +63,17 @@ static void hist_percentiles(void **state)
 	assert_int_equal(h->max_ns, 5000000);
 	assert_int_equal(lat_hist_percentile(h, 1.0), 5000000);
 	free(h);
+	/* p99 far below the max: 990 values of 1..990 us and 10 of 50 ms. The 990th value is 990 us:
+	 * its bucket's upper bound, not the tail, bounded from both sides */
+	h = calloc(1, sizeof(*h));
+	for (uint64_t v = 1; v <= 990; v++)
+		lat_hist_add(h, v * 1000);
+	for (int i = 0; i < 10; i++)
+		lat_hist_add(h, 50000000);
+	assert_true(lat_hist_percentile(h, 0.99) >= 990000);
+	assert_true(lat_hist_percentile(h, 0.99) <= 990000 + 990000 / 16);
+	assert_true(lat_hist_percentile(h, 0.999) >= 50000000 - 50000000 / 16);
+	free(h);
 	free(other);
 }
 

@@ -127,7 +127,7 @@ apt_refresh() {
 	fi
 }
 
-# suite_newest SUITE: the newest kernel of LINE_ABI in SUITE's lists, as "VERSION PACKAGE ABI"
+# suite_newest: the newest kernel of LINE_ABI in the lists APT_OPTS reads, as "VERSION PACKAGE ABI"
 # (nothing when there is none). A kernel comes in one of two layouts: bookworm and trixie ship
 # linux-image-ABI-amd64-unsigned (kernel and modules); from 7.0 on (sid, backports, experimental)
 # linux-image-* is an empty metapackage and the kernel is in linux-binary-unsigned-ABI-amd64, its

@@ -48,7 +48,7 @@ build_iommufd_modules() {
 	if [ ! -f "$tree/drivers/vfio/device_cdev.c" ]; then
 		mkdir -p "$out"
 		printf '%s\n' "--iommufd: the vfio of $KERNEL_RELEASE has no device cdev (no drivers/vfio/device_cdev.c in ${pkg%%=*}; VFIO_DEVICE_CDEV came in 6.6)" >"$out/no-cdev"
-		rm -rf "$root/build/iommufd"
+		rm -rf "$root/build/iommufd" "$out.tmp"
 		return 0
 	fi
 	add_span_iter "$tree" "$root/usr/src/linux-headers-$KERNEL_RELEASE/Module.symvers"

@@ -47,9 +47,12 @@ suite_spec() {
 	esac
 }
 
-# line_spec LINE: the suites to search for LINE and the regex its kernels' ABI names (the
-# 6.12.118+deb13 of 6.12.118+deb13-amd64) must match. An ABI name is digits, dots, an optional
-# -N (bookworm's 6.1.0-41) and an optional +debN[.N]; flavours (cloud, rt) never match.
+# What may follow a kernel version in an ABI name (the 6.12.118+deb13 of 6.12.118+deb13-amd64):
+# more dotted numbers, an optional -N (bookworm's 6.1.0-41) and an optional +debN[.N]. Flavours
+# (cloud, rt) never match.
+ABI_TAIL='(\.[0-9]+)*(-[0-9]+)?(\+deb[0-9]+(\.[0-9]+)?)?'
+
+# line_spec LINE: the suites to search for LINE and the regex its kernels' ABI names must match.
 line_spec() {
 	local esc
 	case $1 in
@@ -60,13 +63,13 @@ line_spec() {
 		LINE_SUITES=trixie LINE_ABI='6\.12\.[0-9]+\+deb13(\.[0-9]+)?'
 		;;
 	newest)
-		LINE_SUITES=$VM_NEWEST_SUITES LINE_ABI='[0-9]+\.[0-9]+(\.[0-9]+)*(-[0-9]+)?(\+deb[0-9]+(\.[0-9]+)?)?'
+		LINE_SUITES=$VM_NEWEST_SUITES LINE_ABI="[0-9]+\.[0-9]+$ABI_TAIL"
 		;;
 	*)
-		[[ $1 =~ ^[0-9]+\.[0-9]+(\.[0-9]+)*(-[0-9]+)?(\+deb[0-9]+(\.[0-9]+)?)?$ ]] ||
+		[[ $1 =~ ^[0-9]+\.[0-9]+$ABI_TAIL$ ]] ||
 			die "$VM_EXIT_USAGE" "--kernel '$1' is neither a line ($VM_KERNELS) nor a version such as 7.2 or 7.3.4+deb13"
 		esc=$(sed 's/[.+]/\\&/g' <<<"$1")
-		LINE_SUITES=$VM_ALL_SUITES LINE_ABI="$esc(\.[0-9]+)*(-[0-9]+)?(\+deb[0-9]+(\.[0-9]+)?)?"
+		LINE_SUITES=$VM_ALL_SUITES LINE_ABI="$esc$ABI_TAIL"
 		;;
 	esac
 }
@@ -81,6 +84,16 @@ apt_private_opts() {
 		-o "Dir::State::Lists=$state/lists" -o "Dir::Cache=$state/cache"
 		-o Dir::Cache::pkgcache=pkgcache.bin -o Dir::Cache::srcpkgcache=
 		-o "APT::Sandbox::User=$(id -un)" -o Acquire::Languages=none)
+}
+
+# have_lists STATE: whether STATE holds package lists (of any age)
+have_lists() {
+	[ -n "$(find "$1/lists" -maxdepth 1 -name '*_Packages*' -print -quit)" ]
+}
+
+# apt_error LOG: the first error or warning line of an apt-get log, cut to one short line
+apt_error() {
+	grep -m 1 -E '^(E|W|Err):' "$1" | cut -c1-160
 }
 
 # apt_sources_list SOURCES: sources.list lines for "ARCHIVE SUITE" pairs separated by commas, on
@@ -108,7 +121,7 @@ apt_refresh() {
 	fi
 	APT_REFRESH_ERROR=""
 	if [ "${IOMMUTRACE_VM_OFFLINE:-0}" = 1 ]; then
-		[ -n "$(find "$state/lists" -maxdepth 1 -name '*_Packages*' -print -quit)" ] && return 0
+		have_lists "$state" && return 0
 		APT_REFRESH_ERROR="no package lists of $suite cached and IOMMUTRACE_VM_OFFLINE=1"
 		return 1
 	fi
@@ -118,11 +131,11 @@ apt_refresh() {
 	log "refreshing $suite package lists"
 	if ! apt-get "${APT_OPTS[@]}" -qq update >"$state/update.log" 2>&1 ||
 		grep -q '^[WE]: Failed to fetch' "$state/update.log"; then
-		if [ -n "$(find "$state/lists" -maxdepth 1 -name '*_Packages*' -print -quit)" ]; then
+		if have_lists "$state"; then
 			log "warning: apt-get update for $suite failed, using older lists"
 			return 0
 		fi
-		APT_REFRESH_ERROR="apt-get update for $suite failed ($(grep -m 1 -E '^(E|W|Err):' "$state/update.log" | cut -c1-160))"
+		APT_REFRESH_ERROR="apt-get update for $suite failed ($(apt_error "$state/update.log"))"
 		return 1
 	fi
 }
@@ -141,7 +154,7 @@ suite_newest() {
 		/^Package: / { pkg = $2 } /^Version: / { print $2, pkg }' |
 		while read -r version pkg; do
 			abi=${pkg#linux-binary-unsigned-}; abi=${abi#linux-image-}; abi=${abi%-unsigned}
-			printf '%s %s %s\n' "$version" "$pkg" "${abi%-amd64}-amd64"
+			printf '%s %s %s\n' "$version" "$pkg" "$abi"
 		done | version_max
 }
 
@@ -160,12 +173,13 @@ version_max() {
 # KERNEL_ABI and KERNEL_DEB_VERSION. A kernel that cannot be had (offline, or no suite carries the
 # line) is a skip (77) whose one line says which and why.
 find_kernel() {
-	local line=$1 suite found best="" why=""
+	local line=$1 suite state found best="" why=""
 	line_spec "$line"
 	for suite in $LINE_SUITES; do
 		suite_spec "$suite"
-		apt_private_opts "$(vm_cache_dir)/apt/$suite"
-		if ! apt_refresh "$(vm_cache_dir)/apt/$suite" "$suite"; then
+		state="$(vm_cache_dir)/apt/$suite"
+		apt_private_opts "$state"
+		if ! apt_refresh "$state" "$suite"; then
 			why="$why; $APT_REFRESH_ERROR"
 			continue
 		fi
@@ -193,7 +207,7 @@ fetch_package() {
 	if [ ! -s "$dir/$file" ]; then
 		log "downloading $file"
 		(cd "$dir" && apt-get "${APT_OPTS[@]}" -qq download "$pkg" >"$dir/download.log" 2>&1) ||
-			die "$VM_EXIT_SKIP" "$pkg could not be had: apt-get download failed ($(grep -m 1 -E '^(E|W|Err):' "$dir/download.log" | cut -c1-160))"
+			die "$VM_EXIT_SKIP" "$pkg could not be had: apt-get download failed ($(apt_error "$dir/download.log"))"
 	fi
 }
 

@@ -121,10 +121,28 @@ nvme_disk() {
 }
 
 # nvme_back WHAT [BDF]: the NVMe controller at BDF (default $NVME_DEV) is on its driver again as
-# remember_binding found it (check_restored), and the kernel reads its namespace 1
+# remember_binding found it (check_restored), and the kernel reads its namespace 1. The driver
+# probes and scans namespaces asynchronously, slowly under TCG on a loaded host: the read is tried
+# for up to 60 s, and a failure says whether the disk never appeared or how its read failed.
 nvme_back() {
-	local i=0 bdf=${2:-$NVME_DEV}
-	while [ ! -b "$(nvme_disk "$bdf")" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	local i=0 bdf=${2:-$NVME_DEV} disk err=
+	while :; do
+		disk=$(nvme_disk "$bdf")
+		if [ -n "$disk" ] && [ -b "$disk" ]; then
+			err=$(dd if="$disk" of=/dev/null bs=4k count=1 iflag=direct 2>&1 >/dev/null) && break
+		fi
+		[ $i -ge 600 ] && break
+		sleep 0.1
+		i=$((i + 1))
+	done
 	check_restored "$bdf" "$1"
-	check "$1: the kernel reads $bdf again" dd if="$(nvme_disk "$bdf")" of=/dev/null bs=4k count=1 iflag=direct
+	if [ $i -lt 600 ]; then
+		pass "$1: the kernel reads $bdf again ($disk, after $((i / 10)).$((i % 10)) s)"
+	elif [ -z "$disk" ] || [ ! -b "$disk" ]; then
+		fail "$1: the kernel reads $bdf again: no block device for its namespace 1 after 60 s;" \
+			"kernel: $(dmesg | grep -i nvme | tail -n 1)"
+	else
+		fail "$1: the kernel reads $bdf again: reading $disk failed for 60 s:" \
+			"$(printf '%s' "$err" | grep -v records | head -n 1); kernel: $(dmesg | grep -i nvme | tail -n 1)"
+	fi
 }

@@ -169,7 +169,8 @@ int cmd_restore(int argc, char **argv)
 		return IT_EXIT_FAILURE;
 	}
 	if (binding_journal_for_each(count_entry, &entries)) {
-		log_error("reading the binding journal %s: %s", dir, strerror(errno));
+		log_error("reading the binding journal %s: %s; fix its owner and mode, or set"
+			  " IOMMUTRACE_RUN_DIR to one that is", dir, binding_journal_strerror(errno));
 		return IT_EXIT_FAILURE;
 	}
 	if (entries && !r.dry_run &&
@@ -177,7 +178,8 @@ int cmd_restore(int argc, char **argv)
 			      "it writes the devices' driver bindings in sysfs, which are root's"))
 		return IT_EXIT_PRIVILEGE;
 	if (binding_journal_for_each(restore_entry, &r)) {
-		log_error("reading the binding journal %s: %s", dir, strerror(errno));
+		log_error("reading the binding journal %s: %s; fix its owner and mode, or set"
+			  " IOMMUTRACE_RUN_DIR to one that is", dir, binding_journal_strerror(errno));
 		return IT_EXIT_FAILURE;
 	}
 	if (!r.entries)

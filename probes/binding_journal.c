@@ -118,9 +118,31 @@ static bool entry_ok(const struct binding_journal_entry *e)
 	       boot_id_ok(e->boot_id);
 }
 
-static int mkdir_exists_ok(const char *path)
+/* A journal folder is trusted when it is a folder (not a link) of this user or root that no one
+ * else can write: its entries name the drivers devices are bound to. errno EPERM otherwise. */
+static int dir_trusted(const char *path)
 {
-	return mkdir(path, 0755) && errno != EEXIST ? -1 : 0;
+	struct stat st;
+
+	if (lstat(path, &st))
+		return -1;
+	if (!S_ISDIR(st.st_mode) || (st.st_uid != geteuid() && st.st_uid != 0) ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		errno = EPERM;
+		return -1;
+	}
+	return 0;
+}
+
+static int mkdir_trusted(const char *path)
+{
+	return mkdir(path, 0755) && errno != EEXIST ? -1 : dir_trusted(path);
+}
+
+const char *binding_journal_strerror(int err)
+{
+	return err == EPERM ? "not a folder of this user or root that only its owner can write" :
+	       strerror(err);
 }
 
 static int write_all(int fd, const char *buf, size_t len)
@@ -154,7 +176,7 @@ int binding_journal_write(const struct binding_journal_entry *e)
 	if (binding_journal_dir(dir, sizeof(dir)) || binding_journal_path(e->bdf, path, sizeof(path)) ||
 	    sysfs_path(tmp, sizeof(tmp), dir, "/.%s.tmp-%d", e->bdf, (int)getpid()))
 		return -1;
-	if (mkdir_exists_ok(run_dir()) || mkdir_exists_ok(dir))
+	if (mkdir_trusted(run_dir()) || mkdir_trusted(dir))
 		return -1;
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
@@ -253,6 +275,8 @@ int binding_journal_for_each(void (*fn)(const char *name, void *ctx), void *ctx)
 
 	if (binding_journal_dir(dir, sizeof(dir)))
 		return -1;
+	if (dir_trusted(run_dir()) || dir_trusted(dir))
+		return errno == ENOENT ? 0 : -1;
 	n = scandir(dir, &names, not_hidden, alphasort);
 	if (n < 0)
 		return errno == ENOENT ? 0 : -1;

@@ -40,7 +40,8 @@ int binding_journal_path(const char *bdf, char *out, size_t len);
 int binding_journal_entry_init(struct binding_journal_entry *e, const char *bdf);
 /* Writes the entry atomically (a temporary file in the same directory, fsync, rename), replacing
  * one of the same device; creates the directories it needs. EINVAL: a value the reader would
- * refuse. A failed write leaves no temporary file. */
+ * refuse; EPERM: a journal folder not of this user or root, or that others can write (or a link).
+ * A failed write leaves no temporary file. */
 int binding_journal_write(const struct binding_journal_entry *e);
 /* Reads and checks the device's entry: every field present, in order, and well formed, and the
  * BDF the one named. */
@@ -49,8 +50,11 @@ int binding_journal_read(const char *bdf, struct binding_journal_entry *e);
 int binding_journal_remove(const char *bdf);
 /* Calls fn with each entry's file name (a BDF, or whatever else lies there: the reader judges),
  * sorted; skips names starting with '.' (temporary files). No directory: no entries. Returns -1
- * when the directory cannot be read, else 0. */
+ * when the directory cannot be read or is not trusted (EPERM, as for binding_journal_write),
+ * else 0. */
 int binding_journal_for_each(void (*fn)(const char *name, void *ctx), void *ctx);
+/* strerror, with EPERM said as the journal means it. */
+const char *binding_journal_strerror(int err);
 
 /* This boot's id (/proc/sys/kernel/random/boot_id). */
 int binding_journal_boot_id(char out[BINDING_JOURNAL_BOOT_ID_LEN + 1]);

@@ -325,6 +325,45 @@ static void failed_rename_leaves_no_temporary_file(void **state)
 	assert_string_equal(files, BDF ",");
 }
 
+static void count_name(const char *name, void *ctx)
+{
+	(*(int *)ctx)++;
+}
+
+/* A journal folder others can write, or a link in its place, is not trusted: entries in it
+ * would choose the drivers root binds devices to. Not written, not read. */
+static void untrusted_folders_refused(void **state)
+{
+	struct binding_journal_entry e;
+	char bindings[128], elsewhere[128];
+	int n = 0;
+
+	nvme_entry(&e);
+	assert_int_equal(chmod(run_dir, 0777), 0);
+	assert_int_equal(binding_journal_write(&e), -1);
+	assert_int_equal(errno, EPERM);
+	assert_string_equal(binding_journal_strerror(EPERM),
+			    "not a folder of this user or root that only its owner can write");
+	assert_int_equal(chmod(run_dir, 0755), 0);
+	assert_int_equal(binding_journal_write(&e), 0);
+	assert_int_equal(binding_journal_for_each(count_name, &n), 0);
+	assert_int_equal(n, 1);
+	/* bindings/ writable by others, then a link to another folder */
+	snprintf(bindings, sizeof(bindings), "%s/bindings", run_dir);
+	assert_int_equal(chmod(bindings, 0757), 0);
+	assert_int_equal(binding_journal_for_each(count_name, &n), -1);
+	assert_int_equal(errno, EPERM);
+	snprintf(elsewhere, sizeof(elsewhere), "%s/elsewhere", run_dir);
+	assert_int_equal(rename(bindings, elsewhere), 0);
+	assert_int_equal(chmod(elsewhere, 0755), 0);
+	assert_int_equal(symlink("elsewhere", bindings), 0);
+	assert_int_equal(binding_journal_for_each(count_name, &n), -1);
+	assert_int_equal(errno, EPERM);
+	assert_int_equal(binding_journal_write(&e), -1);
+	assert_int_equal(errno, EPERM);
+	assert_int_equal(n, 1);
+}
+
 static void owner_running_gone_or_other_boot(void **state)
 {
 	struct binding_journal_entry e;
@@ -379,6 +418,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(unwritable_directory_fails, make_run_dir,
 						remove_run_dir),
 		cmocka_unit_test_setup_teardown(failed_rename_leaves_no_temporary_file, make_run_dir,
+						remove_run_dir),
+		cmocka_unit_test_setup_teardown(untrusted_folders_refused, make_run_dir,
 						remove_run_dir),
 		cmocka_unit_test_setup_teardown(owner_running_gone_or_other_boot, make_run_dir,
 						remove_run_dir),

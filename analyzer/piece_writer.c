@@ -1,13 +1,28 @@
 /* Writing map_pieces rows in bulk (see piece_writer.h). */
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "common/db.h"
 #include "common/log.h"
+#include "common/schema.h"
 #include "piece_writer.h"
 
 /* Rows per INSERT: per row, SQLite's work per statement counts. */
 #define BATCH 64
 #define PIECE_COLUMNS 10
+
+/* The indexes of map_pieces, by name and the SQL that makes them: this text, never what a
+ * database's sqlite_master says, which a crafted file could end with statements of its own. */
+static const struct {
+	const char *name, *sql;
+} piece_indexes[] = {
+	{ "map_pieces_by_session", IT_MAP_PIECES_BY_SESSION_SQL },
+	/* report_live_mappings_view reads the pieces live at the end: few, found without a scan */
+	{ "map_pieces_live", "CREATE INDEX IF NOT EXISTS map_pieces_live ON map_pieces(session_id)"
+			     " WHERE unmapped_ns IS NULL" },
+};
+#define PIECE_INDEXES (sizeof(piece_indexes) / sizeof(piece_indexes[0]))
 
 struct piece_writer {
 	sqlite3 *db;
@@ -15,78 +30,40 @@ struct piece_writer {
 	sqlite3_stmt *insert, *insert_batch;	/* one row; BATCH rows */
 	struct piece_row rows[BATCH];
 	size_t nrows;
-	char **indexes;		/* the SQL of the indexes set aside, NULL-terminated */
+	bool dropped[PIECE_INDEXES];	/* piece_indexes set aside for the sweep */
 };
 
-static void free_strings(char **v)
+/* Our indexes of map_pieces, dropped for the sweep (marked in dropped) and made again after it:
+ * one sort per index instead of a B-tree descent per piece, several times faster for millions
+ * of pieces. SQLite drops nothing while another statement of the connection runs (a caller
+ * looping over sessions): then the indexes stay, and the sweep is only slower; so does an index
+ * of map_pieces that is not ours. */
+static int drop_piece_indexes(sqlite3 *db, bool *dropped)
 {
-	for (size_t i = 0; v && v[i]; i++)
-		free(v[i]);
-	free(v);
-}
+	sqlite3_stmt *st = itdb_prepare(db, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index'"
+				       " AND tbl_name = 'map_pieces' AND name = ?1");
+	char sql[96];
 
-/* The indexes of map_pieces, dropped for the sweep and made again after it (the SQL text of
- * those dropped kept in *sql, NULL-terminated): one sort per index instead of a B-tree descent
- * per piece, several times faster for millions of pieces. SQLite drops nothing while another
- * statement of the connection runs (a caller looping over sessions): then the indexes stay,
- * and the sweep is only slower. */
-static int drop_piece_indexes(sqlite3 *db, char ***sql)
-{
-	sqlite3_stmt *st = itdb_prepare(db, "SELECT sql,"
-				       " 'DROP INDEX \"' || replace(name, '\"', '\"\"') || '\"'"
-				       " FROM sqlite_master WHERE type = 'index'"
-				       " AND tbl_name = 'map_pieces' AND sql IS NOT NULL");
-	char **drops = NULL;
-	size_t n = 0;
-	int rc = -1;
-
-	*sql = calloc(1, sizeof(**sql));
-	drops = calloc(1, sizeof(*drops));
-	if (!st || !*sql || !drops)
-		goto cleanup;
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		char **more = realloc(*sql, (n + 2) * sizeof(*more));
-
-		if (more)
-			*sql = more;
-		more = more ? realloc(drops, (n + 2) * sizeof(*more)) : NULL;
-		if (!more)
-			goto cleanup;
-		drops = more;
-		(*sql)[n] = strdup((const char *)sqlite3_column_text(st, 0));
-		drops[n] = strdup((const char *)sqlite3_column_text(st, 1));
-		n++;
-		(*sql)[n] = drops[n] = NULL;
-		if (!(*sql)[n - 1] || !drops[n - 1])
-			goto cleanup;
-	}
-	if (sqlite3_finalize(st) != SQLITE_OK) {
-		st = NULL;
-		goto cleanup;
-	}
-	st = NULL;
-	for (size_t i = 0; i < n; i++)
-		if (sqlite3_exec(db, drops[i], NULL, NULL, NULL) != SQLITE_OK) {
-			/* this one and the rest are kept: not to be made again */
-			for (size_t j = i; j < n; j++) {
-				free((*sql)[j]);
-				(*sql)[j] = NULL;
-			}
-			break;
-		}
-	rc = 0;
-cleanup:
-	if (rc)
+	if (!st) {
 		log_error("computing map lifetimes: could not set the indexes of map_pieces aside");
+		return -1;
+	}
+	for (size_t i = 0; i < PIECE_INDEXES; i++) {
+		sqlite3_bind_text(st, 1, piece_indexes[i].name, -1, SQLITE_STATIC);
+		dropped[i] = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) > 0;
+		sqlite3_reset(st);
+		snprintf(sql, sizeof(sql), "DROP INDEX %s", piece_indexes[i].name);
+		if (dropped[i] && sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK)
+			dropped[i] = false;	/* kept: not to be made again */
+	}
 	sqlite3_finalize(st);
-	free_strings(drops);
-	return rc;
+	return 0;
 }
 
-static int make_piece_indexes(sqlite3 *db, char **sql)
+static int make_piece_indexes(sqlite3 *db, const bool *dropped)
 {
-	for (size_t i = 0; sql && sql[i]; i++)
-		if (itdb_exec(db, sql[i], "indexing map pieces"))
+	for (size_t i = 0; i < PIECE_INDEXES; i++)
+		if (dropped[i] && itdb_exec(db, piece_indexes[i].sql, "indexing map pieces"))
 			return -1;
 	return 0;
 }
@@ -172,10 +149,8 @@ struct piece_writer *piece_writer_begin(sqlite3 *db, int64_t session_id)
 		log_error("computing map lifetimes: the database lacks map_pieces (schema 7)");
 		goto fail;
 	}
-	/* report_live_mappings_view reads the pieces live at the end: few, found without a scan */
-	if (itdb_exec(db, "CREATE INDEX IF NOT EXISTS map_pieces_live ON map_pieces(session_id)"
-		      " WHERE unmapped_ns IS NULL", "computing map lifetimes") ||
-	    drop_piece_indexes(db, &w->indexes))
+	if (itdb_exec(db, piece_indexes[1].sql, "computing map lifetimes") ||
+	    drop_piece_indexes(db, w->dropped))
 		goto fail;
 	del = itdb_prepare(db, "DELETE FROM map_pieces WHERE session_id = ?1");
 	w->insert = prepare_insert(db, 1);
@@ -201,7 +176,7 @@ int piece_writer_add(struct piece_writer *w, const struct piece_row *r)
 
 int piece_writer_end(struct piece_writer *w)
 {
-	return flush(w) || make_piece_indexes(w->db, w->indexes) ? -1 : 0;
+	return flush(w) || make_piece_indexes(w->db, w->dropped) ? -1 : 0;
 }
 
 void piece_writer_free(struct piece_writer *w)
@@ -210,6 +185,5 @@ void piece_writer_free(struct piece_writer *w)
 		return;
 	sqlite3_finalize(w->insert);
 	sqlite3_finalize(w->insert_batch);
-	free_strings(w->indexes);
 	free(w);
 }

@@ -12,6 +12,8 @@
 #include "common/db.h"
 #include "common/human_size.h"
 #include "common/log.h"
+#include "common/out_path.h"
+#include "common/untrusted_text.h"
 #include "plot.h"
 
 #define MAX_DOMAINS 8	/* footprint: the domains with the largest peaks get a line */
@@ -21,6 +23,7 @@ struct plot {
 	sqlite3 *db;
 	int64_t session_id;
 	const char *dir;
+	char work[PATH_MAX];	/* DIR/.iommutrace-plot-XXXXXX: the figures until they are done */
 	char gnuplot[PATH_MAX];
 	int made;
 };
@@ -55,10 +58,12 @@ static int find_gnuplot(struct plot *p)
 		const char *colon = strchr(dir, ':');
 		int n = colon ? (int)(colon - dir) : (int)strlen(dir);
 
-		/* an empty PATH entry is the current directory, as for execvp */
-		if (snprintf(candidate, sizeof(candidate), "%.*s/gnuplot", n ? n : 1,
-			     n ? dir : ".") < (int)sizeof(candidate) &&
-		    executable_file(candidate) && realpath(candidate, p->gnuplot))
+		/* only absolute entries: an empty or relative one is the working folder, whose
+		 * files the user running iommutrace (root) need not trust */
+		if (n && *dir == '/' &&
+		    snprintf(candidate, sizeof(candidate), "%.*s/gnuplot", n, dir) <
+		    (int)sizeof(candidate) && executable_file(candidate) &&
+		    realpath(candidate, p->gnuplot))
 			return 0;
 		dir = colon ? colon + 1 : NULL;
 	}
@@ -67,30 +72,66 @@ static int find_gnuplot(struct plot *p)
 	return -1;
 }
 
-static int make_dir(const char *dir)
+/* DIR, made when absent; an existing one must be a folder, not a link to one. Then a folder
+ * only we can enter inside it, where the figures are made: gnuplot writes each PNG there, never
+ * through a link someone left at its name in DIR. */
+static int make_dirs(struct plot *p)
 {
 	struct stat st;
-	int err;
+	int err = 0;
 
-	if (!mkdir(dir, 0777))
-		return 0;
-	err = errno;
-	if (err == EEXIST && !stat(dir, &st) && S_ISDIR(st.st_mode))
-		return 0;
-	log_error("--plot %s: %s", dir, err == EEXIST ? "exists and is not a directory" :
-		  strerror(err));
-	return -1;
+	if (mkdir(p->dir, 0777) && (err = errno) != EEXIST) {
+		log_error("--plot %s: %s", p->dir, strerror(err));
+		return -1;
+	}
+	if (lstat(p->dir, &st) || !S_ISDIR(st.st_mode)) {
+		log_error("--plot %s: %s: give a folder (made when absent)", p->dir,
+			  S_ISLNK(st.st_mode) ? "is a symbolic link, which iommutrace does not write"
+			  " through" : "exists and is not a folder");
+		return -1;
+	}
+	if ((size_t)snprintf(p->work, sizeof(p->work), "%s/.iommutrace-plot-XXXXXX", p->dir) >=
+	    sizeof(p->work) - 64 || !mkdtemp(p->work)) {
+		log_error("--plot %s: cannot make a folder in it: %s", p->dir,
+			  strlen(p->dir) >= sizeof(p->work) - 96 ? "path too long" : strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Moves the first keep of the figure's files (data, script, PNG) from the work folder to DIR,
+ * each replacing a file of its name there (never a link, device or folder); removes the rest. */
+static int figure_settle(const struct plot *p, const char *name, size_t keep)
+{
+	static const char *const exts[] = { "dat", "gp", "png" };
+	char from[PATH_MAX + 80], to[PATH_MAX + 80], err[PATH_MAX + 128];
+	int ret = 0;
+
+	for (size_t i = 0; i < sizeof(exts) / sizeof(exts[0]); i++) {
+		snprintf(from, sizeof(from), "%s/%s.%s", p->work, name, exts[i]);
+		snprintf(to, sizeof(to), "%s/%s.%s", p->dir, name, exts[i]);
+		if (i < keep && !ret && out_path_check_file(to, err, sizeof(err))) {
+			log_error("--plot: %s", err);
+			ret = -1;
+		}
+		if (i < keep && !ret && rename(from, to)) {
+			log_error("--plot: cannot rename %s to %s: %s", from, to, strerror(errno));
+			ret = -1;
+		}
+		unlink(from);
+	}
+	return ret;
 }
 
 static FILE *open_in_dir(const struct plot *p, const char *name, const char *ext)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX + 80];
 	FILE *f = NULL;
 
-	if (snprintf(path, sizeof(path), "%s/%s.%s", p->dir, name, ext) < (int)sizeof(path))
-		f = fopen(path, "w");
+	if (snprintf(path, sizeof(path), "%s/%s.%s", p->work, name, ext) < (int)sizeof(path))
+		f = fopen(path, "wx");
 	if (!f)
-		log_error("--plot: cannot write %s/%s.%s: %s", p->dir, name, ext, strerror(errno));
+		log_error("--plot: cannot write %s: %s", path, strerror(errno));
 	return f;
 }
 
@@ -105,10 +146,11 @@ static int figure_open(const struct plot *p, struct figure *fig, const char *wha
 	if (!fig->gp) {
 		if (fig->dat)
 			fclose(fig->dat);
+		figure_settle(p, fig->name, 0);
 		return -1;
 	}
 	fprintf(fig->gp,
-		"# iommutrace: session %lld, %s. Made in this folder by `gnuplot %s.gp`, from"
+		"# iommutrace: session %lld, %s. Made in this folder by 'gnuplot %s.gp', from"
 		" %s.dat.\n"
 		"set encoding utf8\n"
 		"if (strstrt(GPVAL_TERMINALS . \" \", \" pngcairo \") > 0) {\n"
@@ -135,9 +177,10 @@ static int run_gnuplot(const struct plot *p, const char *script)
 		return -1;
 	}
 	if (!pid) {
-		if (chdir(p->dir) || dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+		if (chdir(p->work) || dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
 			_exit(126);
-		execl(p->gnuplot, "gnuplot", script, (char *)NULL);
+		/* -d: no gnuplotrc, no ~/.gnuplot (a user's, under sudo -E), only our script */
+		execl(p->gnuplot, "gnuplot", "-d", script, (char *)NULL);
 		_exit(127);
 	}
 	while (waitpid(pid, &status, 0) < 0) {
@@ -162,14 +205,19 @@ static int figure_draw(struct plot *p, struct figure *fig, bool failed)
 
 	written &= !fclose(fig->dat);
 	written &= !fclose(fig->gp);
-	if (failed)
-		return -1;
-	if (!written) {
-		log_error("--plot: writing %s/%s failed", p->dir, fig->name);
+	if (!failed && !written)
+		log_error("--plot: writing %s/%s failed", p->work, fig->name);
+	snprintf(script, sizeof(script), "%s.gp", fig->name);
+	if (failed || !written) {
+		figure_settle(p, fig->name, 0);
 		return -1;
 	}
-	snprintf(script, sizeof(script), "%s.gp", fig->name);
-	if (run_gnuplot(p, script))
+	/* a script gnuplot failed on stays in DIR beside its data, to be looked at */
+	if (run_gnuplot(p, script)) {
+		figure_settle(p, fig->name, 2);
+		return -1;
+	}
+	if (figure_settle(p, fig->name, 3))
 		return -1;
 	log_info("figure: %s/%s.png", p->dir, fig->name);
 	p->made++;
@@ -306,6 +354,7 @@ static int pick_domains(struct plot *p, struct domain_line *lines, int *n, int *
 				 devices ? ")" : "");
 		else
 			snprintf(l->label, sizeof(l->label), "domain unknown");
+		text_for_terminal(l->label);	/* devices come from the database */
 		if (sqlite3_column_int64(st, 1) > *peak)
 			*peak = sqlite3_column_int64(st, 1);
 		(*n)++;
@@ -416,10 +465,11 @@ static int plot_footprint(struct plot *p)
 		"plot ",
 		(long long)p->session_id,
 		total > n ? " (the domains with the largest peaks)" : "", units[u].name);
-	for (int i = 0; i < blocks; i++)
-		fprintf(fig.gp, "%s\"%s.dat\" index %d using 1:($2 / %lld) with steps lw 2 title \"%s\"",
-			i ? ", \\\n     " : "", fig.name, i, (long long)units[u].bytes,
-			order[i]->label);
+	for (int i = 0; i < blocks; i++) {
+		fprintf(fig.gp, "%s\"%s.dat\" index %d using 1:($2 / %lld) with steps lw 2 title ",
+			i ? ", \\\n     " : "", fig.name, i, (long long)units[u].bytes);
+		gnuplot_string(fig.gp, order[i]->label);
+	}
 	fputc('\n', fig.gp);
 	if (total > n)
 		fprintf(fig.gp, "# %d of the session's %d domains drawn\n", n, total);
@@ -596,6 +646,7 @@ static void series_title(const struct plot *p, const struct series *s, char *out
 		 *s->state ? s->state : "unknown", detail ? " (" : "", detail ? s->iommu : "",
 		 detail ? ")" : "", (long long)s->session_id,
 		 s->session_id == p->session_id ? " (this run)" : "");
+	text_for_terminal(out);	/* engine and IOMMU state come from the database */
 }
 
 /* The style of a series: colour by engine, dashed with the IOMMU on, thicker for this run. */
@@ -651,8 +702,10 @@ static void write_plot_command(const struct plot *p, const struct run_rows *rr,
 	fputs("plot ", gp);
 	for (int i = 0; i < rr->nseries; i++) {
 		series_title(p, &rr->series[i], title, sizeof(title));
-		fprintf(gp, "%s\"%s.dat\" index %d using %s title \"%s\" ", i ? ", \\\n     " : "",
-			fig->name, i, using, title);
+		fprintf(gp, "%s\"%s.dat\" index %d using %s title ", i ? ", \\\n     " : "",
+			fig->name, i, using);
+		gnuplot_string(gp, title);
+		fputc(' ', gp);
 		series_style(p, &rr->series[i], gp);
 	}
 	fputc('\n', gp);
@@ -668,6 +721,7 @@ static void run_caption(const struct run_key *k, char *out, size_t len)
 	snprintf(out, len, "%s of %s into %s, %lld device%s", k->workload,
 		 human_size((uint64_t)k->bs, bs), k->buffer, (long long)k->devices,
 		 k->devices == 1 ? "" : "s");
+	text_for_terminal(out);	/* workload and buffer come from the database */
 }
 
 static void write_axes(const struct run_rows *rr, FILE *gp)
@@ -685,8 +739,9 @@ static void write_throughput_script(const struct plot *p, const struct run_key *
 
 	run_caption(k, caption, sizeof(caption));
 	fprintf(fig->gp, "set title \"Session %lld: throughput against queue depth, IOMMU off and"
-		" on\\n%s; error bars: standard deviation of the repeats\"\n",
-		(long long)p->session_id, caption);
+		" on\\n\" . ", (long long)p->session_id);
+	gnuplot_string(fig->gp, caption);
+	fputs(" . \"; error bars: standard deviation of the repeats\"\n", fig->gp);
 	write_axes(rr, fig->gp);
 	/* IOPS on the right: the same curves, as bandwidth is IOPS x the block size, so both axes
 	 * run from 0 to the same point (gnuplot 5.4's `set link y2` draws no tics here) */
@@ -729,8 +784,9 @@ static void write_latency_script(const struct plot *p, const struct run_key *k,
 
 	run_caption(k, caption, sizeof(caption));
 	fprintf(fig->gp, "set multiplot layout 1,%d title \"Session %lld: latency against queue"
-		" depth, IOMMU off and on\\n%s\"\n", p99 ? 2 : 1, (long long)p->session_id,
-		caption);
+		" depth, IOMMU off and on\\n\" . ", p99 ? 2 : 1, (long long)p->session_id);
+	gnuplot_string(fig->gp, caption);
+	fputc('\n', fig->gp);
 	write_axes(rr, fig->gp);
 	fputs("set offsets 0, 0, graph 0.1, 0\n"
 	      "set key top left\n", fig->gp);
@@ -792,10 +848,12 @@ static int plot_runs(struct plot *p)
 int plot_session(sqlite3 *db, int64_t session_id, const char *dir)
 {
 	struct plot p = { .db = db, .session_id = session_id, .dir = dir };
+	int ret;
 
-	if (find_gnuplot(&p) || make_dir(dir))
+	if (find_gnuplot(&p) || make_dirs(&p))
 		return -1;
-	if (plot_pages(&p) || plot_footprint(&p) || plot_runs(&p))
-		return -1;
-	return p.made;
+	ret = plot_pages(&p) || plot_footprint(&p) || plot_runs(&p) ? -1 : p.made;
+	if (rmdir(p.work))
+		log_warn("--plot: cannot remove %s: %s", p.work, strerror(errno));
+	return ret;
 }

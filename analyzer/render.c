@@ -5,6 +5,7 @@
 #include <string.h>
 #include "common/human_size.h"
 #include "common/log.h"
+#include "common/untrusted_text.h"
 #include "render.h"
 
 enum column_kind { COL_PLAIN, COL_BYTES, COL_RATE, COL_PCT, COL_HEX };
@@ -125,9 +126,7 @@ static int table_add(struct text_table *t, int col, const char *s)
 	t->cells[at] = strdup(s ? s : "");
 	if (!t->cells[at])
 		return -1;
-	for (char *c = t->cells[at]; *c; c++)	/* a line break would tear the table */
-		if ((unsigned char)*c < 0x20)
-			*c = '?';
+	text_for_terminal(t->cells[at]);	/* no escape sequence, no line break to tear it */
 	return 0;
 }
 
@@ -139,7 +138,7 @@ static void table_print(const struct text_table *t, FILE *f)
 		return;
 	for (size_t r = 0; r < t->nrows; r++)
 		for (int c = 0; c < t->ncols; c++) {
-			size_t n = strlen(t->cells[r * (size_t)t->ncols + (size_t)c]);
+			size_t n = text_columns(t->cells[r * (size_t)t->ncols + (size_t)c]);
 
 			width[c] = n > width[c] ? n : width[c];
 		}
@@ -148,13 +147,14 @@ static void table_print(const struct text_table *t, FILE *f)
 		for (int c = 0; c < t->ncols; c++) {
 			const char *s = t->cells[r * (size_t)t->ncols + (size_t)c];
 			bool last = c == t->ncols - 1;
+			int pad = (int)(width[c] - text_columns(s));
 
 			if (t->numeric[c])
-				fprintf(f, "%*s%s", (int)width[c], s, last ? "" : "  ");
+				fprintf(f, "%*s%s%s", pad, "", s, last ? "" : "  ");
 			else if (last)
 				fputs(s, f);
 			else
-				fprintf(f, "%-*s  ", (int)width[c], s);
+				fprintf(f, "%s%*s  ", s, pad, "");
 		}
 		fputc('\n', f);
 	}
@@ -253,14 +253,19 @@ static long render_json(struct render *r, sqlite3_stmt *st, const char *name, co
 	return rc == SQLITE_DONE ? rows : -1;
 }
 
-/* RFC 4180: quoted when it holds a comma, quote or line break. */
-static void csv_field(FILE *f, const char *s)
+/* RFC 4180: quoted when it holds a comma, quote or line break. Text that a spreadsheet would take
+ * for a formula (starting with = + - @, a tab or a carriage return) is quoted with a ' first. */
+static void csv_field(FILE *f, const char *s, bool text)
 {
-	if (!strpbrk(s, ",\"\r\n")) {
+	bool formula = text && *s && strchr("=+-@\t\r", *s);
+
+	if (!formula && !strpbrk(s, ",\"\r\n")) {
 		fputs(s, f);
 		return;
 	}
 	fputc('"', f);
+	if (formula)
+		fputc('\'', f);
 	for (; *s; s++) {
 		if (*s == '"')
 			fputc('"', f);
@@ -278,7 +283,7 @@ static long render_csv(struct render *r, sqlite3_stmt *st, const char *name, con
 	fprintf(r->f, "# %s: %s\n", name, title);
 	for (int c = 0; c < ncols; c++) {
 		fputs(c ? "," : "", r->f);
-		csv_field(r->f, sqlite3_column_name(st, c));
+		csv_field(r->f, sqlite3_column_name(st, c), false);
 	}
 	fputc('\n', r->f);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -293,7 +298,8 @@ static long render_csv(struct render *r, sqlite3_stmt *st, const char *name, con
 			} else if (type == SQLITE_FLOAT) {
 				fprintf(r->f, "%.17g", sqlite3_column_double(st, c));
 			} else if (type != SQLITE_NULL) {
-				csv_field(r->f, (const char *)sqlite3_column_text(st, c));
+				csv_field(r->f, (const char *)sqlite3_column_text(st, c),
+					  type == SQLITE_TEXT);
 			}
 		}
 		fputc('\n', r->f);
@@ -349,6 +355,8 @@ void render_note(struct render *r, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
+	if (r->format != RENDER_JSON)	/* a note may quote the database */
+		text_for_terminal(line);
 	switch (r->format) {
 	case RENDER_TEXT:
 		fprintf(r->f, "  %s\n", line);

@@ -7,6 +7,7 @@
 #include "common/db.h"
 #include "common/human_size.h"
 #include "common/log.h"
+#include "common/untrusted_text.h"
 #include "aggregate_views.h"
 #include "report.h"
 #include "runs.h"
@@ -125,10 +126,8 @@ static int session_title(sqlite3 *db, int64_t sid, char *buf, size_t len)
 		snprintf(buf + used, len - used, ": %s, %lld events, %s%s%s", duration,
 			 (long long)sqlite3_column_int64(st, 6), lost, mode,
 			 sqlite3_column_int(st, 8) ? "" : ", incomplete");
-	/* one line, also when an argument of the command held a line break */
-	for (char *c = buf; *c; c++)
-		if ((unsigned char)*c < 0x20)
-			*c = '?';
+	/* one line, also when an argument of the command held a line break; no escape sequence */
+	text_for_terminal(buf);
 	rc = 0;
 cleanup:
 	sqlite3_finalize(st);

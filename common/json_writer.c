@@ -4,40 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include "json_writer.h"
+#include "untrusted_text.h"
 
 void json_init(struct json_writer *w, FILE *f)
 {
 	memset(w, 0, sizeof(*w));
 	w->f = f;
-}
-
-/* Length of the well-formed UTF-8 sequence starting at s (RFC 3629: no overlong forms, no
- * surrogates, nothing above U+10FFFF), or 0. Never reads past a NUL. */
-static size_t utf8_sequence(const unsigned char *s)
-{
-	unsigned char lo = 0x80, hi = 0xbf;
-	size_t len;
-
-	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-		len = 2;
-	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		len = 3;
-		lo = s[0] == 0xe0 ? 0xa0 : lo;
-		hi = s[0] == 0xed ? 0x9f : hi;
-	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		len = 4;
-		lo = s[0] == 0xf0 ? 0x90 : lo;
-		hi = s[0] == 0xf4 ? 0x8f : hi;
-	} else {
-		return 0;
-	}
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t i = 2; i < len; i++) {
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	}
-	return len;
 }
 
 void json_write_string(FILE *f, const char *str)

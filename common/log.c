@@ -1,14 +1,18 @@
 /* Logging to stderr. */
 #include <stdio.h>
 #include "log.h"
+#include "untrusted_text.h"
 
 int log_verbose;
 
+/* A message may quote what the tool read (a trace line, a device's model, a mount point, an
+ * SQLite error naming a crafted table): one line, without escape sequences. */
 static void emit(const char *level, const char *fmt, va_list ap)
 {
-	fprintf(stderr, "iommutrace: %s", level);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	char line[4096];
+
+	vsnprintf(line, sizeof(line), fmt, ap);
+	fprintf(stderr, "iommutrace: %s%s\n", level, text_for_terminal(line));
 }
 
 void log_error(const char *fmt, ...)

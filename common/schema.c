@@ -501,4 +501,4 @@ const char it_schema_index_sql[] =
 "CREATE INDEX IF NOT EXISTS maps_by_thread ON maps(session_id, tid, ts_ns);"
 "CREATE INDEX IF NOT EXISTS driver_maps_by_map ON driver_maps(map_id);"
 "CREATE INDEX IF NOT EXISTS driver_maps_by_unmap ON driver_maps(unmap_id);"
-"CREATE INDEX IF NOT EXISTS map_pieces_by_session ON map_pieces(session_id, domain_ptr, mapped_ns);";
+IT_MAP_PIECES_BY_SESSION_SQL ";";

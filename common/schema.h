@@ -19,7 +19,10 @@ extern const char it_schema_v3_after_sql[];
 /* Migrating a version 2 to 5 file (map_runs without the columns of imports): before
  * it_schema_sql, those columns added and the view that reads them dropped. */
 extern const char it_schema_v5_before_sql[];
-/* Indexes, created once the bulk of a session is written. */
+/* Indexes, created once the bulk of a session is written. The index of map_pieces is also made
+ * again by the lifetimes sweep, which drops it for its bulk (analyzer/piece_writer.c). */
+#define IT_MAP_PIECES_BY_SESSION_SQL "CREATE INDEX IF NOT EXISTS map_pieces_by_session ON" \
+	" map_pieces(session_id, domain_ptr, mapped_ns)"
 extern const char it_schema_index_sql[];
 
 #endif

@@ -15,6 +15,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 #include "common/log.h"
+#include "common/untrusted_text.h"
 #include "common/clock.h"
 #include "common/sysfs_file.h"
 #include "engine.h"
@@ -149,6 +150,7 @@ static void read_ctrl_string(const char *ctrl, const char *attr, char *out, size
 		n = len - 1;
 	memcpy(out, text, n);
 	out[n] = '\0';
+	text_for_terminal(out);	/* the device's words, printed and stored */
 }
 
 /* Opens /dev/DISK, for writing too when some point writes, and checks it is the block device

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "common/log.h"
+#include "common/untrusted_text.h"
 #include "binding_journal.h"
 #include "device_binding.h"
 #include "device_uses.h"
@@ -83,6 +84,7 @@ static void on_use(const char *use, void *ctx)
 	if (!u->force)
 		return;
 	snprintf(line, sizeof(line), "%s: --force: %s takes it although %s", u->bdf, u->who, use);
+	text_for_terminal(line);	/* a mount point may hold a line break or an escape */
 	log_warn("%s", line);
 	log_to_kmsg(line);
 }
@@ -163,7 +165,7 @@ static int journal_binding(const struct device_binding *b, const char *driver_na
 	binding_journal_dir(dir, sizeof(dir));
 	log_error("%s: cannot write its binding journal entry in %s (%s), without which it is not "
 		  "rebound: make that directory writable, or set IOMMUTRACE_RUN_DIR to one that is",
-		  b->bdf, dir, strerror(errno));
+		  b->bdf, dir, binding_journal_strerror(errno));
 	return -1;
 }
 

@@ -1,7 +1,9 @@
 /* report --plot: the figures of tests/fixtures/analyzer/runs.sql's sessions made with gnuplot into
  * a temporary folder (PNG files, and the data files exactly), skipped loudly without gnuplot; the
  * one-line refusal when gnuplot is absent (PATH an empty folder) or IOMMUTRACE_GNUPLOT names no
- * program, before anything is written; and a gnuplot that fails. */
+ * program, before anything is written; a gnuplot that fails; database strings that would be
+ * gnuplot code or terminal escapes; a DIR, or names in it, that are not ours to write; and no
+ * start-up file or gnuplot from the working folder. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -240,7 +242,8 @@ static void reports_a_failing_gnuplot(void **state)
 	snprintf(fake, sizeof(fake), "%s/gnuplot", t->dir);
 	f = fopen(fake, "w");
 	assert_non_null(f);
-	fputs("#!/bin/sh\necho \"$1: no such terminal\" >&2\nexit 3\n", f);
+	/* run with -d (no start-up files) before the script */
+	fputs("#!/bin/sh\n[ \"$1\" = -d ] || exit 9\necho \"$2: no such terminal\" >&2\nexit 3\n", f);
 	fclose(f);
 	assert_int_equal(chmod(fake, 0755), 0);
 	assert_int_equal(setenv("IOMMUTRACE_GNUPLOT", fake, 1), 0);
@@ -252,12 +255,182 @@ static void reports_a_failing_gnuplot(void **state)
 	assert_string_equal(t->logged, expected);
 }
 
+static bool has_gnuplot(struct plot_test *t, int rc)
+{
+	if (rc < 0 && strstr(t->logged, "--plot needs gnuplot, which is not installed")) {
+		printf("SKIP: no gnuplot here (apt-get install gnuplot-nox): %s", t->logged);
+		return false;
+	}
+	return true;
+}
+
+static void exec_sql(struct plot_test *t, const char *sql)
+{
+	assert_int_equal(sqlite3_exec(t->db.db, sql, NULL, NULL, NULL), SQLITE_OK);
+}
+
+/* Device, buffer and engine names that gnuplot would run as commands (backquotes, system())
+ * or that would end a string, and terminal escapes: every figure is made, nothing is run, and
+ * neither the scripts nor the data files carry a control character. */
+static void database_strings_are_not_code(void **state)
+{
+	struct plot_test *t = *state;
+	static const char *const what[] = { "pages", "footprint", "throughput", "latency" };
+	char sql[1024], name[128], *s;
+	size_t len;
+	int rc;
+
+	snprintf(sql, sizeof(sql),
+		 "UPDATE attaches SET device = '0000:00:04.0\" . system(\"touch %s/pwned1\") . \"'"
+		 "  || char(10) || char(27) || '[31m' || char(155) || '`touch %s/pwned2`'"
+		 "  WHERE session_id = 2;"
+		 "UPDATE io_runs SET buffer = 'hugetlb2m`touch %s/pwned3`'' . system(\"touch x\")'"
+		 "  WHERE session_id = 2;"
+		 "UPDATE io_runs SET engine = '`touch ../pw4`' WHERE session_id = 3;",
+		 t->dir, t->dir, t->dir);
+	exec_sql(t, sql);
+	unsetenv("IOMMUTRACE_GNUPLOT");
+	rc = plot(t, 2);
+	if (!has_gnuplot(t, rc))
+		skip();
+	assert_int_equal(rc, 4);
+	assert_null(strstr(t->logged, "error"));
+	for (int i = 0; i < 4; i++) {
+		snprintf(name, sizeof(name), "session-2-%s.png", what[i]);
+		assert_png(t->plots, name);
+	}
+	for (int i = 1; i <= 3; i++) {
+		snprintf(name, sizeof(name), "%s/pwned%d", t->dir, i);
+		assert_int_equal(access(name, F_OK), -1);
+	}
+	snprintf(name, sizeof(name), "%s/pw4", t->plots);
+	assert_int_equal(access(name, F_OK), -1);
+	snprintf(name, sizeof(name), "%s/pw4", t->dir);
+	assert_int_equal(access(name, F_OK), -1);
+	for (int i = 0; i < 4; i++) {
+		for (int gp = 0; gp < 2; gp++) {
+			snprintf(name, sizeof(name), "session-2-%s.%s", what[i], gp ? "gp" : "dat");
+			s = read_file(t->plots, name, &len);
+			for (size_t j = 0; j < len; j++) {
+				if ((unsigned char)s[j] < 0x20 && s[j] != '\n')
+					fail_msg("%s holds control character %#x", name, s[j]);
+				if ((unsigned char)s[j] == 0xc2 && (unsigned char)s[j + 1] < 0xa0)
+					fail_msg("%s holds a C1 control character", name);
+			}
+			if (gp)
+				assert_null(strchr(s, '`'));
+			free(s);
+		}
+	}
+	/* the line break, ESC and U+009B (CSI to some terminals) as '?', one per byte */
+	s = read_file(t->plots, "session-2-footprint.dat", &len);
+	snprintf(sql, sizeof(sql), "\n# domain 0xffff888101234000 (0000:00:04.0\" . system(\"touch"
+		 " %s/pwned1\") . \"??[31m??`touch %s/pwned2`)\n", t->dir, t->dir);
+	assert_non_null(strstr(s, sql));
+	free(s);
+}
+
+/* DIR a link to a folder; a link, a FIFO or a folder at a figure's name in DIR: refused in one
+ * line, nothing written through the link, the FIFO never opened. */
+static void writes_only_its_own_files(void **state)
+{
+	struct plot_test *t = *state;
+	char victim[128], link[160], expected[512];
+	struct stat st;
+
+	snprintf(victim, sizeof(victim), "%s/victim", t->dir);
+	assert_int_equal(mkdir(victim, 0755), 0);
+	assert_int_equal(symlink(victim, t->plots), 0);
+	unsetenv("IOMMUTRACE_GNUPLOT");
+	if (!has_gnuplot(t, plot(t, 2)))
+		skip();
+	snprintf(expected, sizeof(expected), "iommutrace: error: --plot %s: is a symbolic link,"
+		 " which iommutrace does not write through: give a folder (made when absent)\n",
+		 t->plots);
+	assert_string_equal(t->logged, expected);
+	assert_int_equal(rmdir(victim), 0);	/* empty */
+
+	assert_int_equal(unlink(t->plots), 0);
+	assert_int_equal(mkdir(t->plots, 0755), 0);
+	snprintf(link, sizeof(link), "%s/session-2-pages.png", t->plots);
+	assert_int_equal(symlink(victim, link), 0);
+	assert_int_equal(plot(t, 2), -1);
+	snprintf(expected, sizeof(expected), "iommutrace: error: --plot: %s is a symbolic link:"
+		 " iommutrace does not write through links; give the path of a file, or remove the"
+		 " link\n", link);
+	assert_string_equal(t->logged, expected);
+	assert_int_equal(lstat(victim, &st), -1);	/* not made through the link */
+	assert_int_equal(unlink(link), 0);
+
+	assert_int_equal(mkfifo(link, 0644), 0);
+	assert_int_equal(plot(t, 2), -1);
+	snprintf(expected, sizeof(expected), "iommutrace: error: --plot: %s is a FIFO, not a file:"
+		 " give the path of a file\n", link);
+	assert_string_equal(t->logged, expected);
+	assert_int_equal(unlink(link), 0);
+	/* and with the names free, the figures are made; no work folder is left */
+	assert_int_equal(plot(t, 2), 4);
+	assert_int_equal(system("test $(ls -A /tmp/iommutrace-plot-*/plots | grep -c '^\\.') = 0"),
+			 0);
+}
+
+/* gnuplot reads no start-up file (a ~/.gnuplot that runs a command, as HOME could name under
+ * sudo -E), and is never taken from a relative or empty PATH entry (the working folder). */
+static void trusts_no_startup_file_or_relative_path(void **state)
+{
+	struct plot_test *t = *state;
+	char *home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+	char *path = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+	char rc_file[128], ran[128], cwd[256], fake[128];
+	FILE *f;
+	int rc;
+
+	snprintf(rc_file, sizeof(rc_file), "%s/.gnuplot", t->dir);
+	snprintf(ran, sizeof(ran), "%s/rc-ran", t->dir);
+	f = fopen(rc_file, "w");
+	assert_non_null(f);
+	fprintf(f, "system(\"touch %s\")\n", ran);
+	fclose(f);
+	assert_int_equal(setenv("HOME", t->dir, 1), 0);
+	unsetenv("IOMMUTRACE_GNUPLOT");
+	rc = plot(t, 2);
+	if (home)
+		setenv("HOME", home, 1);
+	free(home);
+	if (!has_gnuplot(t, rc))
+		skip();
+	assert_int_equal(rc, 4);
+	assert_int_equal(access(ran, F_OK), -1);
+
+	/* a gnuplot in the working folder, found only through "." or an empty entry */
+	snprintf(fake, sizeof(fake), "%s/gnuplot", t->dir);
+	f = fopen(fake, "w");
+	assert_non_null(f);
+	fprintf(f, "#!/bin/sh\ntouch %s\n", ran);
+	fclose(f);
+	assert_int_equal(chmod(fake, 0755), 0);
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	assert_int_equal(chdir(t->dir), 0);
+	assert_int_equal(setenv("PATH", ".::/nonexistent", 1), 0);
+	rc = plot(t, 2);
+	assert_int_equal(chdir(cwd), 0);
+	if (path)
+		setenv("PATH", path, 1);
+	free(path);
+	assert_int_equal(rc, -1);
+	assert_non_null(strstr(t->logged, "--plot needs gnuplot, which is not installed"));
+	assert_int_equal(access(ran, F_OK), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(makes_the_figures, setup, teardown),
 		cmocka_unit_test_setup_teardown(refuses_without_gnuplot, setup, teardown),
 		cmocka_unit_test_setup_teardown(reports_a_failing_gnuplot, setup, teardown),
+		cmocka_unit_test_setup_teardown(database_strings_are_not_code, setup, teardown),
+		cmocka_unit_test_setup_teardown(writes_only_its_own_files, setup, teardown),
+		cmocka_unit_test_setup_teardown(trusts_no_startup_file_or_relative_path, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("report --plot", tests, NULL, NULL);

@@ -1,6 +1,6 @@
 /* Rendering query rows (analyzer/render.h): the same rows as aligned text with units, as one
  * JSON document, and as CSV with its section lines; columns formatted by their names, NULL in
- * each format, quoting, notes, an empty section, and a query that fails. */
+ * each format, quoting, notes, an empty section, hostile text, and a query that fails. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,7 +14,10 @@
 #define ROWS "SELECT 1 AS n, 2097152 AS size_bytes, 4294967296 AS iova, 12.345 AS share_pct," \
 	     " 'a,\"b\"' AS name, NULL AS x UNION ALL SELECT 22, 1536, 0, 0.5, 'c', 7"
 
-static char *render_all(enum render_format format, const char *sql)
+/* Renders sql as section "rows" (expecting nrows rows) with note under it, then an empty
+ * section "none". */
+static char *render_all(enum render_format format, const char *sql, const char *title, long nrows,
+			const char *note)
 {
 	sqlite3 *db;
 	char *out = NULL;
@@ -24,8 +27,8 @@ static char *render_all(enum render_format format, const char *sql)
 
 	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
 	render_begin(&r, format, f, "test", "x.db");
-	assert_int_equal(render_query(&r, db, "rows", "Some rows", sql, -1), 2);
-	render_note(&r, "a note with %d", 42);
+	assert_int_equal(render_query(&r, db, "rows", title, sql, -1), nrows);
+	render_note(&r, "%s", note);
 	assert_int_equal(render_query(&r, db, "none", "No rows", "SELECT 1 AS n WHERE 0", -1), 0);
 	assert_int_equal(render_end(&r), 0);
 	fclose(f);
@@ -35,7 +38,7 @@ static char *render_all(enum render_format format, const char *sql)
 
 static void text(void **state)
 {
-	char *out = render_all(RENDER_TEXT, ROWS);
+	char *out = render_all(RENDER_TEXT, ROWS, "Some rows", 2, "a note with 42");
 
 	assert_string_equal(out,
 		"\nSome rows\n"
@@ -49,7 +52,7 @@ static void text(void **state)
 
 static void json(void **state)
 {
-	char *out = render_all(RENDER_JSON, ROWS);
+	char *out = render_all(RENDER_JSON, ROWS, "Some rows", 2, "a note with 42");
 
 	assert_non_null(strstr(out, "\"command\": \"test\""));
 	assert_non_null(strstr(out, "\"name\": \"rows\""));
@@ -66,7 +69,7 @@ static void json(void **state)
 
 static void csv(void **state)
 {
-	char *out = render_all(RENDER_CSV, ROWS);
+	char *out = render_all(RENDER_CSV, ROWS, "Some rows", 2, "a note with 42");
 
 	assert_string_equal(out,
 		"# rows: Some rows\n"
@@ -76,6 +79,44 @@ static void csv(void **state)
 		"# note: a note with 42\n"
 		"\n# none: No rows\n"
 		"n\n");
+	free(out);
+}
+
+/* Text from a database on its way out: escape sequences (ESC, the C1 CSI U+009B, DEL), a line
+ * break and bytes that are not UTF-8 become '?' in text and in notes; CSV quotes what a
+ * spreadsheet would run as a formula, and keeps the bytes; JSON escapes them. */
+#define HOSTILE "SELECT 'a' || char(27) || '[2J' || char(155) || char(127) || char(10) || 'b' AS" \
+		" device, '=HYPERLINK(\"x\")' AS formula, CAST(x'ff41c3a9' AS TEXT) AS bytes, -5 AS n"
+
+static char *render_hostile(enum render_format format)
+{
+	/* the note quotes the device as the database has it */
+	return render_all(format, HOSTILE, "Rows", 1, "device a\x1b[2J\xc2\x9b\x7f\nb");
+}
+
+static void hostile_text(void **state)
+{
+	char *out = render_hostile(RENDER_TEXT);
+
+	assert_string_equal(out,
+		"\nRows\n"
+		"  device      formula          bytes   n\n"
+		"  a?[2J????b  =HYPERLINK(\"x\")  ?A\xc3\xa9    -5\n"
+		"  device a?[2J????b\n"
+		"\nNo rows\n  (none)\n");
+	free(out);
+	out = render_hostile(RENDER_CSV);
+	assert_string_equal(out,
+		"# rows: Rows\n"
+		"device,formula,bytes,n\n"
+		"\"a\x1b[2J\xc2\x9b\x7f\nb\",\"'=HYPERLINK(\"\"x\"\")\",\xff" "A\xc3\xa9,-5\n"
+		"# note: device a?[2J????b\n"
+		"\n# none: No rows\n"
+		"n\n");
+	free(out);
+	out = render_hostile(RENDER_JSON);
+	assert_non_null(strstr(out, "\"device\": \"a\\u001b[2J\xc2\x9b\x7f\\nb\""));
+	assert_non_null(strstr(out, "\"bytes\": \"\\ufffdA\xc3\xa9\""));
 	free(out);
 }
 
@@ -102,6 +143,7 @@ int main(void)
 		cmocka_unit_test(text),
 		cmocka_unit_test(json),
 		cmocka_unit_test(csv),
+		cmocka_unit_test(hostile_text),
 		cmocka_unit_test(failing_query),
 	};
 

@@ -1,0 +1,41 @@
+/* Output paths. What iommutrace writes goes only to a name that is absent, or a regular file it
+ * was told to replace: never through a symbolic link, into a device, FIFO, socket or directory,
+ * to a name SQLite treats specially (empty, ":memory:", "file:" URIs), nor beside a database's
+ * helper files (-wal, -shm, -journal) that are not regular files. Each function that refuses
+ * writes one line for the user into err (what and what to do) and returns -1. */
+#ifndef IOMMUTRACE_OUT_PATH_H
+#define IOMMUTRACE_OUT_PATH_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Checks a database path before any work: its name, its length (with the helper files' and the
+ * import's private folder's suffixes), the file (absent, empty, or with replace a regular file;
+ * without replace an existing one names replace_option), its helper files, and that its folder
+ * is writable. */
+int out_path_check_db(const char *path, bool replace, const char *replace_option, char *err,
+		      size_t errlen);
+/* Checks a file that will be replaced by one written elsewhere (a figure): absent or regular. */
+int out_path_check_file(const char *path, char *err, size_t errlen);
+/* Creates path as an empty file, exclusively and without following a link: of two processes
+ * aimed at one new name, one gets it; the other is told it was created meanwhile. An empty
+ * regular file already there is taken as it is. */
+int out_path_claim(const char *path, char *err, size_t errlen);
+/* A folder only this user can enter, beside a database path (in its folder, named
+ * "NAME.partial-XXXXXX"), in which a database is built before it is moved to the path. */
+struct private_dir {
+	char dir[PATH_MAX];
+	char files[4][PATH_MAX + 16];	/* DIR/db, then its -wal, -shm and -journal files */
+};
+
+int private_dir_make(struct private_dir *pd, const char *path, char *err, size_t errlen);
+/* Removes the files, then the folder. Returns 0, or -1 with errno; async-signal-safe. */
+int private_dir_remove(const struct private_dir *pd);
+/* Moves a finished file to path: with replace, over a regular file (its helper files removed
+ * first, so that none is replayed into the new one); without, only where path is still absent
+ * (else: created meanwhile by another process, nothing replaced). */
+int out_path_install(const char *from, const char *path, bool replace, const char *replace_option,
+		     char *err, size_t errlen);
+
+#endif

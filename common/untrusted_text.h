@@ -1,0 +1,28 @@
+/* Text from outside (a database, a trace file, sysfs, the kernel) on its way to where it could act:
+ * a terminal (escape sequences) or a gnuplot script (backquotes, quotes, macros). Each function
+ * keeps what is inert there and writes '?' for the rest. */
+#ifndef IOMMUTRACE_UNTRUSTED_TEXT_H
+#define IOMMUTRACE_UNTRUSTED_TEXT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* Length of the well-formed UTF-8 sequence starting at s (RFC 3629: no overlong forms, no
+ * surrogates, nothing above U+10FFFF), or 0 (also for ASCII). Never reads past a NUL. */
+size_t utf8_sequence(const unsigned char *s);
+/* In place, for a terminal: C0 controls (line breaks included), DEL, C1 controls (U+0080 to
+ * U+009F) and bytes that are not valid UTF-8 become '?', one per byte. Returns s. */
+char *text_for_terminal(char *s);
+/* The columns a text made safe by text_for_terminal takes: one per character (a wide one, such
+ * as CJK, is counted as one). */
+size_t text_columns(const char *s);
+/* Writes s as a gnuplot single-quoted string, inside which gnuplot substitutes nothing: letters,
+ * digits, space and " ,.:;_+-/()=#%[]<>|~*" are kept, every other byte is '?'. */
+void gnuplot_string(FILE *f, const char *s);
+
+/* path as one word to paste into a shell, for the commands a message suggests: as it is when it
+ * holds only letters, digits and "_./-+:@%,=", else in single quotes ('\'' for a quote).
+ * Truncated to len (always terminated). Returns out. */
+char *shell_word(char *out, size_t len, const char *path);
+
+#endif

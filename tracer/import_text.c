@@ -474,17 +474,21 @@ enum line_status {
 	LINE_HAS_NUL,
 };
 
-/* Reads one line without its newline into buf; a line too long for buf or holding a NUL byte is
- * read to its end and flagged. Returns 1 for a line, 0 at the end of the file, -1 on error. */
-static int read_line(FILE *f, char *buf, size_t cap, enum line_status *status)
+/* Reads one line without its newline into buf, but stops after limit bytes of f (*taken says how
+ * many it read); a line too long for buf or holding a NUL byte is flagged. Returns 1 for a line,
+ * 0 at the end of the file, -1 on error. */
+static int read_line(FILE *f, char *buf, size_t cap, size_t limit, enum line_status *status,
+		     size_t *taken)
 {
 	size_t n = 0;
 	bool any = false;
 	int ch;
 
 	*status = LINE_OK;
-	while ((ch = getc_unlocked(f)) != EOF) {
+	*taken = 0;
+	while (*taken < limit && (ch = getc_unlocked(f)) != EOF) {
 		any = true;
+		(*taken)++;
 		if (ch == '\n')
 			break;
 		if (ch == '\0')
@@ -500,28 +504,55 @@ static int read_line(FILE *f, char *buf, size_t cap, enum line_status *status)
 	return any;
 }
 
+/* Without this refusal /dev/zero, /dev/urandom or an endless pipe of anything else would be read
+ * for ever: what is not ftrace text is said so once it is clearly not. */
+static void refuse_unparsed(const char *name, __u64 last_parsed)
+{
+	if (!last_parsed)
+		log_error("%s: no ftrace event line in its first %d MiB: it is not ftrace text "
+			  "output (-v lists the lines that could not be parsed)", name,
+			  IMPORT_TEXT_UNPARSED_MAX >> 20);
+	else
+		log_error("%s: no ftrace event line in the %d MiB after line %llu: the file is "
+			  "corrupt from there; cut it at that line to import what it holds", name,
+			  IMPORT_TEXT_UNPARSED_MAX >> 20, (unsigned long long)last_parsed);
+}
+
 int import_text_stream(FILE *f, const char *name, const struct ftrace_sink *sink,
 		       struct ftrace_stats *st)
 {
 	char *buf = malloc(IMPORT_TEXT_LINE_MAX);
 	struct text_line tl;
+	enum text_line_kind kind;
 	enum line_status status;
-	__u64 lineno = 0;
+	__u64 lineno = 0, last_parsed = 0;
+	size_t taken, unparsed = 0;	/* bytes read since the last line that parsed */
 	int ret = -1, r;
 
 	if (!buf) {
 		log_error("%s: out of memory", name);
 		return -1;
 	}
-	while ((r = read_line(f, buf, IMPORT_TEXT_LINE_MAX, &status)) > 0) {
+	while ((r = read_line(f, buf, IMPORT_TEXT_LINE_MAX, IMPORT_TEXT_UNPARSED_MAX + 1 - unparsed,
+			      &status, &taken)) > 0) {
 		lineno++;
+		unparsed += taken;
+		if (unparsed > IMPORT_TEXT_UNPARSED_MAX) {
+			refuse_unparsed(name, last_parsed);
+			goto cleanup;
+		}
 		if (status != LINE_OK) {
 			st->malformed++;
 			log_debug("%s:%llu: malformed line (%s)", name, (unsigned long long)lineno,
 				  status == LINE_TOO_LONG ? "too long" : "holds a NUL byte");
 			continue;
 		}
-		switch (import_text_parse_line(buf, &tl)) {
+		kind = import_text_parse_line(buf, &tl);
+		if (kind != TEXT_LINE_COMMENT && kind != TEXT_LINE_MALFORMED) {
+			unparsed = 0;
+			last_parsed = lineno;
+		}
+		switch (kind) {
 		case TEXT_LINE_EVENT:
 			st->events[tl.event.h.kind]++;
 			if (sink->event(&tl.event, sink->ctx))

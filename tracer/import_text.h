@@ -8,7 +8,9 @@
  * (TP_printk of include/trace/events/iommu.h and drivers/iommu/intel/trace.h; map and unmap also
  * in their pre-5.13 form without the end address). Strictness: a line that is not one of these
  * forms, or whose IOMMU message does not parse exactly, is malformed: counted, reported with its
- * number at debug level, never fatal. Lines longer than IMPORT_TEXT_LINE_MAX are malformed. */
+ * number at debug level, never fatal. Lines longer than IMPORT_TEXT_LINE_MAX are malformed.
+ * But IMPORT_TEXT_UNPARSED_MAX bytes without a line that parses (an event, another event, a
+ * lost-events line; comments do not count) end the import: no trace holds that much else. */
 #ifndef IOMMUTRACE_IMPORT_TEXT_H
 #define IOMMUTRACE_IMPORT_TEXT_H
 
@@ -18,6 +20,7 @@
 #include "tep_events.h"
 
 #define IMPORT_TEXT_LINE_MAX 65536
+#define IMPORT_TEXT_UNPARSED_MAX (4 << 20)
 
 enum text_line_kind {
 	TEXT_LINE_EVENT,	/* an IOMMU event: event holds it */
@@ -42,7 +45,8 @@ enum text_line_kind import_text_parse_line(const char *line, struct text_line *o
 /* Reads f to its end, delivering IOMMU events and lost-event counts to sink (reason
  * "ftrace-lost", or "ftrace-lost-unknown" for a gap of unknown size, counted as 1), and counting
  * into *st (which it does not reset). name is the file's name for messages. Returns 0, or -1
- * when reading fails or the sink refuses (logged). */
+ * when reading fails, IMPORT_TEXT_UNPARSED_MAX bytes hold no line that parses, or the sink
+ * refuses (logged). */
 int import_text_stream(FILE *f, const char *name, const struct ftrace_sink *sink,
 		       struct ftrace_stats *st);
 

@@ -1,8 +1,12 @@
 /* trace.dat import through libtracecmd (see import_tracedat.h). */
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <trace-cmd.h>
 #include "common/log.h"
 #include "import_tracedat.h"
@@ -141,8 +145,9 @@ static int open_buffers(struct tracecmd_input *top, struct buffer **out, int *co
 	return 0;
 }
 
-int import_tracedat(const char *path, const struct ftrace_sink *sink, struct ftrace_stats *st,
-		    struct tracedat_info *info, char *err, size_t errlen)
+/* Reads path (whose magic was checked) into sink. */
+static int read_tracedat(const char *path, const struct ftrace_sink *sink, struct ftrace_stats *st,
+			 struct tracedat_info *info, char *err, size_t errlen)
 {
 	/* the libraries' warnings (formats of unrelated events they cannot parse) are noise but
 	 * at -vv */
@@ -153,9 +158,6 @@ int import_tracedat(const char *path, const struct ftrace_sink *sink, struct ftr
 	const char *clock;
 	int ret = -1;
 
-	memset(info, 0, sizeof(*info));
-	if (check_magic(path, err, errlen))
-		return -1;
 	tracecmd_set_loglevel(level);
 	tep_set_loglevel(level);
 	top = tracecmd_open_head(path, TRACECMD_FL_LOAD_NO_PLUGINS);
@@ -203,4 +205,121 @@ cleanup:
 	free(handles);
 	tracecmd_close(top);
 	return ret;
+}
+
+/* The child's exit status when libtracecmd refused the file (its message is in the pipe). */
+#define CHILD_REFUSED 3
+
+static int discard_event(const struct it_event *e, void *ctx)
+{
+	return 0;
+}
+
+static int discard_loss(uint32_t cpu, uint64_t lost, const char *reason, void *ctx)
+{
+	return 0;
+}
+
+/* The child: reads path to its end, discarding what it reads, silently; a refusal goes to fd. */
+static void __attribute__((noreturn)) read_in_child(const char *path, int fd)
+{
+	static const int crash_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
+	const struct ftrace_sink discard = { discard_event, discard_loss, NULL };
+	struct ftrace_stats st = { 0 };
+	struct tracedat_info info = { 0 };
+	char err[512];
+	int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+	/* a crash must end the child by its signal, not in a handler ASan or libFuzzer installed */
+	for (size_t i = 0; i < sizeof(crash_signals) / sizeof(crash_signals[0]); i++)
+		signal(crash_signals[i], SIG_DFL);
+	/* a stop request ends it plainly: the parent's handler (cli/import.c) cleans up, once */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	/* the parent says what it has to say, once: the warnings come again when it reads */
+	if (devnull >= 0)
+		dup2(devnull, STDERR_FILENO);
+	if (!read_tracedat(path, &discard, &st, &info, err, sizeof(err)))
+		_exit(0);
+	if (write(fd, err, strnlen(err, sizeof(err))) < 0)
+		_exit(1);
+	_exit(CHILD_REFUSED);
+}
+
+static bool is_crash_signal(int sig)
+{
+	return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == SIGABRT;
+}
+
+/* Reads path in a forked child first. Returns 0 when the child read it to its end, or -1 with
+ * one line in err: libtracecmd refused the file, or the child ended otherwise (a crash, or a
+ * sanitizer's exit on a memory error of the libraries). */
+static int try_in_child(const char *path, char *err, size_t errlen)
+{
+	char how[64];
+	size_t got = 0;
+	ssize_t n;
+	int fds[2], status, ret = -1;
+	pid_t pid;
+
+	if (pipe2(fds, O_CLOEXEC)) {
+		snprintf(err, errlen, "%s: cannot read it: pipe: %s", path, strerror(errno));
+		return -1;
+	}
+	pid = fork();
+	if (pid == 0) {
+		close(fds[0]);
+		read_in_child(path, fds[1]);
+	}
+	close(fds[1]);
+	if (pid < 0) {
+		snprintf(err, errlen, "%s: cannot read it: fork: %s", path, strerror(errno));
+		goto cleanup;
+	}
+	while (got < errlen - 1 && ((n = read(fds[0], err + got, errlen - 1 - got)) > 0 ||
+				    (n < 0 && errno == EINTR)))
+		got += n > 0 ? (size_t)n : 0;
+	err[got] = '\0';
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			snprintf(err, errlen, "%s: cannot read it: waitpid: %s", path,
+				 strerror(errno));
+			goto cleanup;
+		}
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		ret = 0;
+		goto cleanup;
+	}
+	/* libtracecmd's refusal, in err: said once, without the warnings before it */
+	if (WIFEXITED(status) && WEXITSTATUS(status) == CHILD_REFUSED && got)
+		goto cleanup;
+	if (WIFSIGNALED(status) && !is_crash_signal(WTERMSIG(status))) {
+		snprintf(err, errlen, "%s: the process reading it was ended by signal %d (%s)",
+			 path, WTERMSIG(status), strsignal(WTERMSIG(status)));
+		goto cleanup;
+	}
+	if (WIFSIGNALED(status))
+		snprintf(how, sizeof(how), "%s", strsignal(WTERMSIG(status)));
+	else
+		snprintf(how, sizeof(how), "exit status %d", WEXITSTATUS(status));
+	snprintf(err, errlen, "%s: this trace.dat is corrupt: libtracecmd crashed reading its "
+		 "header, event formats or data (%s); record the trace again", path, how);
+cleanup:
+	close(fds[0]);
+	return ret;
+}
+
+/* A corrupt trace.dat (a zero page size, a broken print fmt) can crash libtracecmd or
+ * libtraceevent: a forked child reads the file first, so a crash ends only the child, and the
+ * file is read here, into sink, only once it was read there to its end. Simpler than passing
+ * the records from the child, and the fuzzer still sees this process write them. */
+int import_tracedat(const char *path, const struct ftrace_sink *sink, struct ftrace_stats *st,
+		    struct tracedat_info *info, char *err, size_t errlen)
+{
+	memset(info, 0, sizeof(*info));
+	if (check_magic(path, err, errlen) || try_in_child(path, err, errlen))
+		return -1;
+	return read_tracedat(path, sink, st, info, err, errlen);
 }

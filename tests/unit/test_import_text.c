@@ -395,6 +395,53 @@ static void stream_survives_long_and_nul_lines(void **state)
 	free(c);
 }
 
+/* Reads n bytes of text through import_text_stream, counting into *st. */
+static int stream_of(const char *text, size_t n, struct collected *c, struct ftrace_stats *st)
+{
+	struct ftrace_sink sink = { collect_event, collect_loss, c };
+	FILE *f = fmemopen((void *)text, n, "r");
+	int ret;
+
+	assert_non_null(f);
+	ret = import_text_stream(f, "text", &sink, st);
+	fclose(f);
+	return ret;
+}
+
+/* IMPORT_TEXT_UNPARSED_MAX bytes without an event line end the import (so that /dev/zero or
+ * /dev/urandom are refused, not read for ever); an event line starts the count again. */
+static void stream_refuses_what_is_not_text(void **state)
+{
+	static const char good[] = "  qemu-3333  [000] ....  1000.000000: map: IOMMU:"
+				   " iova=0x0000000000100000 paddr=0x0000000123456000 size=8192\n";
+	size_t max = IMPORT_TEXT_UNPARSED_MAX, len = 2 * max + 2 * sizeof(good);
+	char *text = calloc(1, len), *p;
+	struct collected *c = calloc(1, sizeof(*c));
+	struct ftrace_stats st = { 0 };
+
+	/* NUL bytes: one line, cut after the limit */
+	assert_int_equal(stream_of(text, max + 1, c, &st), -1);
+	assert_int_equal(stream_of(text, max, c, &st), 0);
+	/* lines that do not parse, after an event line */
+	memset(text, 'x', len);
+	memcpy(text, good, sizeof(good) - 1);
+	for (p = text + sizeof(good) + 40; p < text + len; p += 80)
+		*p = '\n';
+	memset(&st, 0, sizeof(st));
+	assert_int_equal(stream_of(text, sizeof(good) - 1 + max + 80, c, &st), -1);
+	assert_int_equal(st.events[IT_EV_MAP], 1);
+	/* an event line in the middle: more than the limit in all, but never without one */
+	p = text + sizeof(good) - 1 + max - 200;
+	p = memchr(p, '\n', 80) + 1;
+	memcpy(p, good, sizeof(good) - 1);
+	memset(&st, 0, sizeof(st));
+	assert_int_equal(stream_of(text, (size_t)(p - text) + sizeof(good) - 1 + max - 100, c, &st),
+			 0);
+	assert_int_equal(st.events[IT_EV_MAP], 2);
+	free(text);
+	free(c);
+}
+
 static int refuse_event(const struct it_event *e, void *ctx)
 {
 	return -1;
@@ -543,6 +590,7 @@ int main(void)
 		cmocka_unit_test(malformed_lines),
 		cmocka_unit_test(stream_counts_everything),
 		cmocka_unit_test(stream_survives_long_and_nul_lines),
+		cmocka_unit_test(stream_refuses_what_is_not_text),
 		cmocka_unit_test(stream_stops_when_sink_refuses),
 		cmocka_unit_test(cli_imports_fixture),
 		cmocka_unit_test(cli_usage_and_bad_input),

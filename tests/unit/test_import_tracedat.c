@@ -409,6 +409,35 @@ static void refuses_other_and_damaged_files(void **state)
 	free(c);
 }
 
+/* Files on which libtracecmd 1.3 and libtraceevent 1.7 crash (a page size of 0; a broken field
+ * line, a '%' among the print fmt arguments of an event format): refused in one line, nothing
+ * delivered, and this process goes on. */
+static void survives_crashing_files(void **state)
+{
+	static const struct { const char *file, *signal; } cases[] = {
+		{ "page-size-0.dat", "Floating point exception" },
+		{ "iommu-field-line-1932-00.dat", "Segmentation fault" },
+		{ "iommu-print-fmt-percent-1497-25.dat", "Floating point exception" },
+	};
+	struct collected *c = calloc(1, sizeof(*c));
+	struct ftrace_sink sink = { collect_event, collect_loss, c };
+	struct ftrace_stats st = { 0 };
+	struct tracedat_info info;
+	char path[512], want[1024], err[512];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(path, sizeof(path), "tests/fuzz/regressions/tracedat/%s", cases[i].file);
+		assert_int_equal(import_tracedat(path, &sink, &st, &info, err, sizeof(err)), -1);
+		snprintf(want, sizeof(want), "%s: this trace.dat is corrupt: libtracecmd crashed "
+			 "reading its header, event formats or data (%s); record the trace again",
+			 path, cases[i].signal);
+		assert_string_equal(err, want);
+	}
+	assert_int_equal(c->nevents + c->nlosses, 0);
+	assert_int_equal(ftrace_stats_total(&st) + st.skipped + st.malformed + st.lost, 0);
+	free(c);
+}
+
 /* `iommutrace import` of the crafted file (format detected by its magic) into a database. */
 static void cli_imports_tracedat(void **state)
 {
@@ -503,6 +532,7 @@ int main(void)
 		cmocka_unit_test(reads_crafted_tracedat),
 		cmocka_unit_test(report_text_matches),
 		cmocka_unit_test(refuses_other_and_damaged_files),
+		cmocka_unit_test(survives_crashing_files),
 		cmocka_unit_test(cli_imports_tracedat),
 		cmocka_unit_test(reads_extracted_tracedat),
 	};

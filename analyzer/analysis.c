@@ -1,10 +1,13 @@
 /* Opening a database for analysis (see analysis.h). */
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "common/db.h"
 #include "common/log.h"
+#include "common/untrusted_text.h"
 #include "analysis.h"
 #include "lifetimes.h"
 #include "views.h"
@@ -13,6 +16,7 @@ static int pick_sessions(struct analysis *a, int64_t only)
 {
 	sqlite3_stmt *st = itdb_prepare(a->db, "SELECT session_id FROM sessions"
 				       " WHERE ?1 < 0 OR session_id = ?1 ORDER BY session_id");
+	char word[PATH_MAX + 64];
 	int rc;
 
 	if (!st)
@@ -33,28 +37,47 @@ static int pick_sessions(struct analysis *a, int64_t only)
 		return -1;
 	if (!a->nsessions && only >= 0) {
 		log_error("%s has no session %lld: 'sqlite3 %s \"SELECT session_id, kind, command"
-			  " FROM sessions\"' lists them", a->path, (long long)only, a->path);
+			  " FROM sessions\"' lists them", a->path, (long long)only,
+			  shell_word(word, sizeof(word), a->path));
 		return -1;
 	}
 	if (!a->nsessions) {
 		log_error("%s has no sessions: record one first ('iommutrace record -o %s')", a->path,
-			  a->path);
+			  shell_word(word, sizeof(word), a->path));
 		return -1;
 	}
 	return 0;
 }
 
+/* Why this process cannot write path and the files beside it (-wal, -shm, -journal): NULL when
+ * it can, or when path is absent (itdb_open says so). */
+static const char *cannot_write(const char *path)
+{
+	char dir[4096];
+	const char *slash = strrchr(path, '/');
+
+	if (access(path, F_OK))
+		return NULL;
+	if (access(path, W_OK))
+		return strerror(errno);
+	snprintf(dir, sizeof(dir), "%.*s", !slash ? 1 : slash == path ? 1 : (int)(slash - path),
+		 !slash ? "." : path);
+	return access(dir, W_OK | X_OK) ? strerror(errno) : NULL;
+}
+
 int analysis_open(struct analysis *a, const char *path, int64_t only_session)
 {
+	const char *why = cannot_write(path);
 	char err[512];
 
 	*a = (struct analysis){ .path = path };
-	if (access(path, F_OK) == 0 && access(path, W_OK) != 0) {
-		log_error("%s is not writable (%s): the analyzer migrates a database and stores map "
-			  "lifetimes in it; copy it somewhere writable", path, strerror(errno));
-		return -1;
-	}
-	a->db = itdb_open(path, ITDB_MIGRATE, err, sizeof(err));
+	/* the analyzer migrates a database and stores map lifetimes and views in it: in a copy
+	 * when the file cannot take them */
+	a->db = why ? itdb_open_copy(path, err, sizeof(err)) :
+		      itdb_open(path, ITDB_MIGRATE, err, sizeof(err));
+	if (a->db && why)
+		log_info("%s is read-only (%s): analysed from a copy in memory; nothing written to "
+			 "it", path, why);
 	if (!a->db) {
 		log_error("%s", err);
 		return -1;

@@ -2,6 +2,7 @@
  * (analyzer/audit_align.h), and what the mappings of PCI BARs cost the IOTLB
  * (analyzer/audit_bar.h), session by session, as text, JSON or CSV. */
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include "analyzer/analysis.h"
@@ -10,6 +11,7 @@
 #include "common/exit_codes.h"
 #include "common/log.h"
 #include "common/parse.h"
+#include "common/untrusted_text.h"
 #include "analysis_options.h"
 #include "commands.h"
 #include "options.h"
@@ -20,7 +22,7 @@
 
 #define MIGRATE_HELP \
 "An older database is migrated first, and map lifetimes computed where missing: audit writes\n" \
-"to DB.\n"
+"to DB, or, when it cannot (read-only media, no permission), to a copy of DB in memory.\n"
 
 static void usage(FILE *f)
 {
@@ -180,7 +182,7 @@ static int audit(int argc, char **argv, const char *command, struct audit_bar_op
 	struct analysis_opts o;
 	struct analysis a;
 	struct render r;
-	char suffix[48] = "";
+	char suffix[48] = "", word[PATH_MAX + 64];
 	int rc = parse_args(argc, argv, command, &o, bar), failed = 0;
 
 	if (rc)
@@ -192,7 +194,7 @@ static int audit(int argc, char **argv, const char *command, struct audit_bar_op
 		if (rc == 0)
 			log_error("%s recorded no BAR of %s: 'sqlite3 %s \"SELECT DISTINCT bdf FROM "
 				  "bars\"' lists the devices with BARs", o.db_path, bar->device,
-				  o.db_path);
+				  shell_word(word, sizeof(word), o.db_path));
 		if (rc <= 0) {
 			analysis_close(&a);
 			return IT_EXIT_FAILURE;

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,8 @@
 #include "common/db_checkpoint.h"
 #include "common/exit_codes.h"
 #include "common/log.h"
+#include "common/out_path.h"
+#include "common/untrusted_text.h"
 #include "tracer/event_writer.h"
 #include "tracer/import_text.h"
 #include "tracer/import_tracedat.h"
@@ -25,6 +28,7 @@ enum import_format {
 
 struct import_ctx {
 	struct event_writer *writer;
+	bool seen;		/* an event was read: first_ts_ns is its time (a boot trace's is 0) */
 	uint64_t first_ts_ns;
 	uint64_t last_ts_ns;
 };
@@ -41,7 +45,8 @@ static void usage(FILE *f)
 "io_page_fault and intel_iommu:qi_submit, cache_tag_flush_range(_np); other events are\n"
 "skipped and counted.\n"
 "ftrace does not see IOMMU domains or driver page sizes: maps get the page sizes the leaf\n"
-"rule derives. Timestamps stay in the file's trace clock.\n"
+"rule derives. Timestamps stay in the file's trace clock. A FILE that is not a regular file\n"
+"(a pipe, /dev/stdin) is read as text; 4 MiB of text without a line that parses are refused.\n"
 "\n"
 "  -o, --output DB       database to create (refused if it exists, unless --force)\n"
 "  -f, --force           replace an existing DB\n"
@@ -49,7 +54,8 @@ static void usage(FILE *f)
 "  -v, --verbose         also list the lines that could not be parsed\n"
 "  -h, --help            this text\n"
 "\n"
-"exit status: 0 ok, 1 failure (unreadable or unusable FILE, database error), 2 bad usage\n");
+"exit status: 0 ok, 1 failure (unreadable or unusable FILE, database error, refused DB path,\n"
+"stopped by a signal), 2 bad usage\n");
 }
 
 static int on_event(const struct it_event *e, void *ctx)
@@ -58,8 +64,9 @@ static int on_event(const struct it_event *e, void *ctx)
 
 	if (e->h.ts_ns > ic->last_ts_ns)
 		ic->last_ts_ns = e->h.ts_ns;
-	if (!ic->first_ts_ns || e->h.ts_ns < ic->first_ts_ns)
+	if (!ic->seen || e->h.ts_ns < ic->first_ts_ns)
 		ic->first_ts_ns = e->h.ts_ns;
+	ic->seen = true;
 	return event_writer_add(ic->writer, e);
 }
 
@@ -71,14 +78,30 @@ static int on_loss(uint32_t cpu, uint64_t lost, const char *reason, void *ctx)
 }
 
 /* Checks that FILE can be read, and as the format asked for, before any database is touched;
- * settles auto: trace.dat by its magic bytes, else text. */
+ * settles auto: trace.dat by its magic bytes, else text. What is not a regular file (a FIFO, a
+ * device, standard input as /dev/stdin) is read once, as text: it cannot be opened twice to be
+ * looked at first, and a trace.dat is read twice (import_tracedat.h). */
 static int check_input(const char *path, enum import_format *format)
 {
 	unsigned char head[TRACEDAT_MAGIC_LEN];
+	struct stat st;
 	bool magic;
 	FILE *f;
 	size_t n;
 
+	if (stat(path, &st)) {
+		log_error("cannot open %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		if (*format == FORMAT_DAT) {
+			log_error("%s is not a regular file: a trace.dat is read from a file; copy it"
+				  " into one first", path);
+			return -1;
+		}
+		*format = FORMAT_TEXT;
+		return 0;
+	}
 	f = fopen(path, "rb");
 	if (!f) {
 		log_error("cannot open %s: %s", path, strerror(errno));
@@ -153,13 +176,57 @@ static void print_summary(const char *path, const char *db_path, enum import_for
 	       ftrace_stats_total(st) ? "" : "none", (unsigned long long)st->skipped,
 	       (unsigned long long)st->malformed, format == FORMAT_DAT ? "records" : "lines",
 	       (unsigned long long)st->lost);
-	if (format == FORMAT_DAT)
-		printf("; trace clock %s", info->clock[0] ? info->clock : "not recorded");
+	if (format == FORMAT_DAT) {
+		char clock[sizeof(info->clock)];
+
+		snprintf(clock, sizeof(clock), "%s", info->clock[0] ? info->clock : "not recorded");
+		printf("; trace clock %s", text_for_terminal(clock));	/* the file's words */
+	}
 	printf("\n");
 }
 
-/* The import is written to DB_PATH.partial and renamed over DB_PATH once complete, so a failed
- * import leaves no half-filled database, and --force replaces the old one only on success. */
+/* What a signal stops: the import's private folder, removed by the handler, and its line. */
+static const struct private_dir *stopped_dir;
+static char stopped_line[PATH_MAX + 96];
+
+/* SIGINT, SIGTERM, SIGHUP: nothing of a stopped import is kept, so the handler removes it and
+ * ends the process at once (a long stretch without IOMMU events would not notice a flag) */
+static void on_stop_signal(int sig)
+{
+	ssize_t n;
+
+	if (stopped_dir)
+		private_dir_remove(stopped_dir);
+	n = write(STDERR_FILENO, stopped_line, strlen(stopped_line));
+	(void)n;
+	_exit(IT_EXIT_FAILURE);
+}
+
+static void set_stop_signals(void (*handler)(int))
+{
+	struct sigaction sa = { .sa_handler = handler };
+
+	sigfillset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+static void block_stop_signals(sigset_t *old)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_BLOCK, &set, old);
+}
+
+/* The import is written in a folder of its own beside DB_PATH (DB_PATH.partial-XXXXXX, only
+ * this user can enter it) and moved to DB_PATH once complete: a failed or stopped import leaves
+ * no half-filled database, --force replaces the old one only on success, and of two imports
+ * aimed at one new name one gets it. */
 static int run_import(const char *path, const char *db_path, bool force,
 		      enum import_format format)
 {
@@ -169,7 +236,9 @@ static int run_import(const char *path, const char *db_path, bool force,
 	struct tracedat_info info = { 0 };
 	struct itdb_session_end end = { .end_reason = "end-of-input" };
 	struct db_checkpointer *ckpt = NULL;
-	char err[512], real[PATH_MAX], partial[PATH_MAX + 16];
+	static struct private_dir pd;
+	sigset_t old_mask;
+	char err[512], real[PATH_MAX];
 	sqlite3 *db = NULL;
 	int64_t sid;
 	int ret = IT_EXIT_FAILURE;
@@ -180,25 +249,19 @@ static int run_import(const char *path, const char *db_path, bool force,
 		log_error("the output %s is the input file", db_path);
 		return IT_EXIT_USAGE;
 	}
-	if (itdb_check_create(db_path, force, NULL, err, sizeof(err))) {
+	if (itdb_check_create(db_path, force, NULL, err, sizeof(err)) ||
+	    private_dir_make(&pd, db_path, err, sizeof(err))) {
 		log_error("%s", err);
 		return IT_EXIT_FAILURE;
 	}
-	if ((size_t)snprintf(partial, sizeof(partial), "%s.partial", db_path) >= sizeof(partial)) {
-		log_error("%s: path too long", db_path);
-		return IT_EXIT_FAILURE;
-	}
-	if (same_file(path, partial)) {
-		log_error("the input %s is the name the import writes to before renaming it to %s; "
-			  "rename the input", path, db_path);
-		return IT_EXIT_USAGE;
-	}
-	db = itdb_open(partial, ITDB_CREATE_FORCE, err, sizeof(err));
+	snprintf(stopped_line, sizeof(stopped_line), "iommutrace: error: import stopped by a signal: "
+		 "nothing written to %s\n", db_path);
+	stopped_dir = &pd;
+	set_stop_signals(on_stop_signal);
+	db = itdb_open(pd.files[0], ITDB_CREATE, err, sizeof(err));
 	if (!db) {
 		log_error("%s", err);
-		if (itdb_remove(partial, err, sizeof(err)))
-			log_warn("could not remove %s: %s", partial, err);
-		return IT_EXIT_FAILURE;
+		goto cleanup;
 	}
 	/* reading the input goes on while a checkpoint syncs */
 	ckpt = db_checkpointer_start(db, DB_CHECKPOINT_BYTES, err, sizeof(err));
@@ -213,6 +276,7 @@ static int run_import(const char *path, const char *db_path, bool force,
 	ic.writer = event_writer_new(db, sid, &(struct event_writer_opts){ 0 });
 	if (!ic.writer || read_input(path, format, &sink, &st, &info))
 		goto cleanup;
+	end.has_start_mono_ns = ic.seen;
 	end.start_mono_ns = ic.first_ts_ns;
 	end.end_mono_ns = ic.last_ts_ns;
 	end.trace_clock = info.clock[0] ? info.clock : NULL;
@@ -228,22 +292,22 @@ static int run_import(const char *path, const char *db_path, bool force,
 cleanup:
 	event_writer_free(ic.writer);
 	db_checkpointer_stop(ckpt);
+	/* from here the import ends as it is: a signal waits until it is installed or removed */
+	block_stop_signals(&old_mask);
 	if (itdb_close(db))
 		ret = IT_EXIT_FAILURE;
-	/* a -wal left by a killed writer of an older db_path would be replayed over the import */
-	if (ret == IT_EXIT_OK && itdb_remove(db_path, err, sizeof(err))) {
+	if (ret == IT_EXIT_OK && out_path_install(pd.files[0], db_path, force, NULL, err,
+						  sizeof(err))) {
 		log_error("%s", err);
 		ret = IT_EXIT_FAILURE;
 	}
-	if (ret == IT_EXIT_OK && rename(partial, db_path)) {
-		log_error("cannot rename %s to %s: %s", partial, db_path, strerror(errno));
-		ret = IT_EXIT_FAILURE;
-	}
-	/* with its -wal and -shm, which a failure (a full disk) can leave behind */
-	if (ret != IT_EXIT_OK && itdb_remove(partial, err, sizeof(err)))
-		log_warn("could not remove %s: %s", partial, err);
+	/* with what a failure (a full disk) left in it */
+	if (private_dir_remove(&pd))
+		log_warn("could not remove %s: %s", pd.dir, strerror(errno));
 	if (ret == IT_EXIT_OK)
 		print_summary(path, db_path, format, &st, &info);
+	set_stop_signals(SIG_DFL);
+	sigprocmask(SIG_SETMASK, &old_mask, NULL);
 	return ret;
 }
 

@@ -23,7 +23,8 @@ static void usage(FILE *f)
 "call sizes and of page sizes; the mappings never unmapped (text: the first 20); the lost\n"
 "events; and a map -o or io -o run in short. Every table is a report_*_view of the database,\n"
 "with session_id, for sqlite3 (docs/schema.md). An older database is migrated first, and map\n"
-"lifetimes (map_pieces) computed where missing: report writes to DB.\n"
+"lifetimes (map_pieces) computed where missing: report writes to DB, or, when it cannot\n"
+"(read-only media, no permission), to a copy of DB in memory.\n"
 "\n"
 "  DB                    a database of iommutrace record, import, map -o or io -o\n"
 ANALYSIS_OPTIONS_HELP

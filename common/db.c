@@ -1,7 +1,9 @@
 /* Opening the database, the schema version check, and session rows. */
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
@@ -11,14 +13,38 @@
 #include "analyzer/lifetimes.h"
 #include "analyzer/views.h"
 #include "log.h"
+#include "out_path.h"
 #include "schema.h"
+#include "untrusted_text.h"
+
+/* How long a statement waits for another connection's lock before it fails busy */
+#define BUSY_TIMEOUT_MS 5000
 
 /* Once a disk was found full, what fails after it in this process is its consequence */
 static bool disk_full_said;
-/* while itdb_open creates the schema: its caller says what failed (the first failure, kept
- * here: after the ROLLBACK sqlite3_errmsg says something else), from err */
-static bool quiet;
+/* while itdb_open sets up the file and its schema: its caller says what failed (the first
+ * failure, kept here: after the ROLLBACK sqlite3_errmsg says something else), from err */
+static bool quiet, quiet_busy;
 static char quiet_msg[256];
+/* create_schema found the new file made by another process */
+static bool taken_meanwhile;
+
+/* Whether db's last failure was another connection's lock, held past the busy timeout. */
+static bool failed_busy(sqlite3 *db)
+{
+	int rc = sqlite3_extended_errcode(db) & 0xff;
+
+	return rc == SQLITE_BUSY || rc == SQLITE_LOCKED;
+}
+
+static void say_busy(const char *path, char *err, size_t errlen)
+{
+	char word[PATH_MAX + 64];
+
+	snprintf(err, errlen, "%s is locked by another process (busy for %d s): wait for it to "
+		 "finish, or stop it ('fuser %s' names it), and run again", path,
+		 BUSY_TIMEOUT_MS / 1000, shell_word(word, sizeof(word), path));
+}
 
 void itdb_log_failure(sqlite3 *db, const char *context, const char *msg)
 {
@@ -26,6 +52,7 @@ void itdb_log_failure(sqlite3 *db, const char *context, const char *msg)
 
 	if (quiet) {
 		disk_full_said |= (sqlite3_extended_errcode(db) & 0xff) == SQLITE_FULL;
+		quiet_busy |= failed_busy(db);
 		if (!quiet_msg[0])
 			snprintf(quiet_msg, sizeof(quiet_msg), "%s: %s", context, msg);
 		log_debug("database: %s: %s", context, msg);
@@ -103,22 +130,58 @@ static int pragma_int(sqlite3 *db, const char *sql, int fallback)
 	return value;
 }
 
-/* Reads meta.schema_version; -1 when the file is not an iommutrace database. */
-static int read_schema_version(sqlite3 *db, long *version)
+/* meta.schema_version as an iommutrace wrote it: a decimal number from 1, without sign, space
+ * or leading zero (sqlite3_column_int64 would read 'abc' as 0 and '8x' as 8). */
+static bool parse_schema_version(sqlite3_stmt *st, long *version)
+{
+	int type = sqlite3_column_type(st, 0);	/* before column_text converts it */
+	const char *text = (const char *)sqlite3_column_text(st, 0);
+	char *end;
+
+	if ((type != SQLITE_TEXT && type != SQLITE_INTEGER) || !text || *text < '1' || *text > '9')
+		return false;
+	errno = 0;
+	*version = strtol(text, &end, 10);
+	return !*end && !errno;
+}
+
+/* Says that the file's schema version is one no iommutrace writes, quoting (a part of) it. */
+static void say_unknown_version(sqlite3_stmt *st, const char *path, char *err, size_t errlen)
+{
+	char shown[33];
+
+	snprintf(shown, sizeof(shown), "%s",
+		 sqlite3_column_text(st, 0) ? (const char *)sqlite3_column_text(st, 0) : "");
+	snprintf(err, errlen, "%s has schema version '%s', which no iommutrace writes (1 to %d): "
+		 "the file is damaged or not ours; nothing was changed", path,
+		 text_for_terminal(shown), IT_SCHEMA_VERSION);
+}
+
+/* Reads meta.schema_version into *version: one this iommutrace reads (1 to IT_SCHEMA_VERSION).
+ * Returns 0, or -1 with one line in err: busy (another process holds a lock), not an iommutrace
+ * database, a version no iommutrace writes, or a newer one. */
+static int read_schema_version(sqlite3 *db, const char *path, long *version, char *err,
+			       size_t errlen)
 {
 	sqlite3_stmt *st = NULL;
-	int ret = -1;
+	int rc, ret = -1;
 
-	if (pragma_int(db, "PRAGMA application_id", 0) != IT_APPLICATION_ID)
-		goto cleanup;
-	if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = 'schema_version'", -1, &st,
-			       NULL) != SQLITE_OK)
-		goto cleanup;
-	if (sqlite3_step(st) != SQLITE_ROW)
-		goto cleanup;
-	*version = sqlite3_column_int64(st, 0);
-	ret = 0;
-cleanup:
+	rc = sqlite3_prepare_v2(db, "SELECT value, (SELECT application_id FROM"
+				" pragma_application_id) FROM meta WHERE key = 'schema_version'", -1,
+				&st, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(st);
+	if (failed_busy(db))
+		say_busy(path, err, errlen);
+	else if (rc != SQLITE_ROW || sqlite3_column_int(st, 1) != IT_APPLICATION_ID)
+		snprintf(err, errlen, "%s is not an iommutrace database", path);
+	else if (!parse_schema_version(st, version))
+		say_unknown_version(st, path, err, errlen);
+	else if (*version > IT_SCHEMA_VERSION)
+		snprintf(err, errlen, "%s has schema version %ld, newer than this iommutrace reads "
+			 "(%d): use a newer iommutrace", path, *version, IT_SCHEMA_VERSION);
+	else
+		ret = 0;
 	sqlite3_finalize(st);
 	return ret;
 }
@@ -149,9 +212,17 @@ static bool map_runs_before_v6(sqlite3 *db)
 	return before;
 }
 
-/* Creates what is missing; from version 3 (the first with io tables) it alters those first, and
- * map_runs where it lacks version 6's columns. */
-static int create_schema(sqlite3 *db, long from_version)
+/* Whether the schema's tables are there already: in a file this process created, another one
+ * that was given the same name at the same moment (an empty file opened by both) made them. */
+static bool has_tables(sqlite3 *db)
+{
+	return pragma_int(db, "SELECT COUNT(*) FROM sqlite_master", 0) > 0;
+}
+
+/* Creates what is missing (new_file: in an empty file, which no one else may fill meanwhile);
+ * from version 3 (the first with io tables) it alters those first, and map_runs where it lacks
+ * version 6's columns. */
+static int create_schema(sqlite3 *db, long from_version, bool new_file)
 {
 	bool v3 = from_version == 3, v2_to_5 = map_runs_before_v6(db);
 	char sql[256];
@@ -160,7 +231,9 @@ static int create_schema(sqlite3 *db, long from_version)
 		 "PRAGMA application_id = %d;"
 		 "INSERT OR REPLACE INTO meta(key, value) VALUES ('schema_version', '%d');",
 		 IT_APPLICATION_ID, IT_SCHEMA_VERSION);
-	if (itdb_exec(db, "BEGIN", "create schema") ||
+	/* IMMEDIATE: of two processes creating one new file, the second waits, then finds it made */
+	if (itdb_exec(db, new_file ? "BEGIN IMMEDIATE" : "BEGIN", "create schema") ||
+	    (new_file && has_tables(db) && (taken_meanwhile = true)) ||
 	    (v3 && itdb_exec(db, it_schema_v3_before_sql, "migrate schema 3")) ||
 	    (v2_to_5 && itdb_exec(db, it_schema_v5_before_sql, "migrate schema 5")) ||
 	    itdb_exec(db, it_schema_sql, "create schema") || analyzer_views_create(db) ||
@@ -204,28 +277,7 @@ int itdb_remove(const char *path, char *err, size_t errlen)
 int itdb_check_create(const char *path, int force, const char *force_option, char *err,
 		      size_t errlen)
 {
-	char dir[4096];
-	const char *slash = strrchr(path, '/');
-
-	if (!force && file_has_content(path)) {
-		snprintf(err, errlen, "%s exists; use %s to replace it, or choose another -o", path,
-			 force_option ? force_option : "--force");
-		return -1;
-	}
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else if ((size_t)(slash - path) >= sizeof(dir))
-		goto too_long;
-	else
-		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
-	if (access(dir, W_OK | X_OK)) {
-		snprintf(err, errlen, "cannot create %s: %s: %s", path, dir, strerror(errno));
-		return -1;
-	}
-	return 0;
-too_long:
-	snprintf(err, errlen, "%s: path too long", path);
-	return -1;
+	return out_path_check_db(path, force, force_option, err, errlen);
 }
 
 int itdb_check_append(const char *path, char *err, size_t errlen)
@@ -234,6 +286,8 @@ int itdb_check_append(const char *path, char *err, size_t errlen)
 
 	if (!file_has_content(path))
 		return itdb_check_create(path, 0, NULL, err, errlen);
+	if (out_path_check_db(path, true, NULL, err, errlen))
+		return -1;
 	if (access(path, W_OK)) {
 		snprintf(err, errlen, "cannot add a session to %s: %s", path, strerror(errno));
 		return -1;
@@ -245,49 +299,13 @@ int itdb_check_append(const char *path, char *err, size_t errlen)
 	return 0;
 }
 
-sqlite3 *itdb_open(const char *path, enum itdb_open_mode mode, char *err, size_t errlen)
+/* Sets db up for writing: WAL, checkpoints, and the schema created (a new file) or migrated (an
+ * existing one of an older version). Returns 0, or -1 with one line for the user in err. */
+static int set_up_for_writing(sqlite3 *db, const char *path, int exists, bool new_file,
+			      long version, char *err, size_t errlen)
 {
-	sqlite3 *db = NULL;
-	int exists = file_has_content(path), rc;
-	int flags = mode == ITDB_READ ? SQLITE_OPEN_READONLY
-				      : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-	long version = 0;
+	int rc;
 
-	if (mode == ITDB_CREATE && exists) {
-		snprintf(err, errlen, "%s exists; use --force to replace it, or choose another -o", path);
-		return NULL;
-	}
-	if ((mode == ITDB_READ || mode == ITDB_MIGRATE) && !exists) {
-		snprintf(err, errlen, "%s: %s", path,
-			 access(path, F_OK) ? strerror(errno) : "empty file, not a database");
-		return NULL;
-	}
-	if (mode == ITDB_CREATE_FORCE && exists) {
-		if (itdb_remove(path, err, errlen))
-			return NULL;
-		exists = 0;
-	}
-	if (sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-		snprintf(err, errlen, "cannot open %s: %s", path,
-			 db ? sqlite3_errmsg(db) : "out of memory");
-		goto fail;
-	}
-	sqlite3_extended_result_codes(db, 1);
-	sqlite3_busy_timeout(db, 5000);
-	if (exists) {
-		if (read_schema_version(db, &version)) {
-			snprintf(err, errlen, "%s is not an iommutrace database", path);
-			goto fail;
-		}
-		if (version > IT_SCHEMA_VERSION) {
-			snprintf(err, errlen,
-				 "%s has schema version %ld, newer than this iommutrace reads (%d): "
-				 "use a newer iommutrace", path, version, IT_SCHEMA_VERSION);
-			goto fail;
-		}
-	}
-	if (mode == ITDB_READ)
-		return db;	/* an older version reads as it is: what it lacks is absent */
 	/* WAL: readers (sqlite3, report) see every committed batch while we write, and a killed
 	 * writer loses only the open transaction: a commit is in the -wal file (the kernel's page
 	 * cache) before COMMIT returns, so a process crash at any moment keeps it. NORMAL sync
@@ -305,12 +323,21 @@ sqlite3 *itdb_open(const char *path, enum itdb_open_mode mode, char *err, size_t
 	 * than 4: the 10 M-event load went in 15 to 23% faster and its session end took 25% less
 	 * (fewer pages per row: fewer -wal frames, page fetches and write calls), for 4% more
 	 * instructions. */
-	if ((!exists && itdb_exec(db, "PRAGMA page_size = 16384", "set page size")) ||
-	    itdb_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
-			  "PRAGMA foreign_keys = OFF; PRAGMA cache_size = -2000;", "set journal mode")) {
-		snprintf(err, errlen, "%s: cannot set the page size and WAL journal mode: %s", path,
-			 sqlite3_errmsg(db));
-		goto fail;
+	quiet = true;
+	quiet_busy = false;
+	quiet_msg[0] = '\0';
+	rc = (!exists && itdb_exec(db, "PRAGMA page_size = 16384", "set page size")) ||
+	     itdb_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
+			   "PRAGMA foreign_keys = OFF; PRAGMA cache_size = -2000;", "set journal mode");
+	quiet = false;
+	if (rc) {
+		if (quiet_busy)
+			say_busy(path, err, errlen);
+		else
+			snprintf(err, errlen, "%s: cannot set the page size and WAL journal mode: %s",
+				 path, disk_full_said ? "its disk is full; free space and run again" :
+				 quiet_msg);
+		return -1;
 	}
 	if (!db_checkpoint_install(db, DB_CHECKPOINT_BYTES,
 				   pragma_int(db, "PRAGMA page_size", 4096)))
@@ -319,42 +346,165 @@ sqlite3 *itdb_open(const char *path, enum itdb_open_mode mode, char *err, size_t
 	/* versions 2, 3 and 5 added tables and views only: migrating is creating what is missing;
 	 * version 4 also added columns to version 3's io tables, version 6 to map_runs */
 	quiet = true;
-	quiet_msg[0] = '\0';
-	rc = (!exists || version < IT_SCHEMA_VERSION) && create_schema(db, exists ? version : 0);
+	taken_meanwhile = false;
+	rc = (!exists || version < IT_SCHEMA_VERSION) &&
+	     create_schema(db, exists ? version : 0, new_file && !exists);
 	quiet = false;
+	if (rc && taken_meanwhile) {
+		snprintf(err, errlen, "%s was created by another process meanwhile: nothing written to"
+			 " it; choose another name", path);
+		return -1;
+	}
+	if (rc && quiet_busy) {
+		say_busy(path, err, errlen);
+		return -1;
+	}
 	if (rc) {
 		snprintf(err, errlen, "%s: cannot %s schema: %s", path,
 			 exists ? "migrate the" : "create the",
 			 disk_full_said ? "its disk is full; free space and run again" :
 			 quiet_msg[0] ? quiet_msg : sqlite3_errmsg(db));
+		return -1;
+	}
+	return 0;
+}
+
+/* A database is data from elsewhere: its views and triggers may not call functions with side
+ * effects (trusted_schema off), nor can its schema be edited through writable_schema. No SQL
+ * text read from a database is ever run (analyzer/piece_writer.c). */
+static void harden(sqlite3 *db)
+{
+	sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
+	sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
+}
+
+sqlite3 *itdb_open(const char *path, enum itdb_open_mode mode, char *err, size_t errlen)
+{
+	sqlite3 *db = NULL;
+	int exists = file_has_content(path);
+	int flags = mode == ITDB_READ ? SQLITE_OPEN_READONLY
+				      : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	long version = 0;
+	bool output = mode == ITDB_CREATE || mode == ITDB_CREATE_FORCE || mode == ITDB_APPEND;
+
+	/* the command checked the name (itdb_check_create, itdb_check_append); tests and the
+	 * analyzer's copy use ":memory:" */
+	output &= strcmp(path, ":memory:") != 0;
+	if (mode == ITDB_CREATE && exists) {
+		snprintf(err, errlen, "%s exists; use --force to replace it, or choose another -o", path);
+		return NULL;
+	}
+	if ((mode == ITDB_READ || mode == ITDB_MIGRATE) && !exists) {
+		snprintf(err, errlen, "%s: %s", path,
+			 access(path, F_OK) ? strerror(errno) : "empty file, not a database");
+		return NULL;
+	}
+	if (mode == ITDB_CREATE_FORCE && exists) {
+		if (itdb_remove(path, err, errlen))
+			return NULL;
+		exists = 0;
+	}
+	/* a new file is claimed before SQLite opens it, which then follows no link to it */
+	if (output && !exists && out_path_claim(path, err, errlen))
+		return NULL;
+	flags |= output ? SQLITE_OPEN_NOFOLLOW : 0;
+	if (sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "cannot open %s: %s", path,
+			 db ? sqlite3_errmsg(db) : "out of memory");
 		goto fail;
 	}
+	sqlite3_extended_result_codes(db, 1);
+	sqlite3_busy_timeout(db, BUSY_TIMEOUT_MS);
+	harden(db);
+	if (exists && read_schema_version(db, path, &version, err, errlen))
+		goto fail;
+	if (mode == ITDB_READ)
+		return db;	/* an older version reads as it is: what it lacks is absent */
+	if (set_up_for_writing(db, path, exists, mode == ITDB_CREATE || mode == ITDB_CREATE_FORCE,
+			       version, err, errlen))
+		goto fail;
 	return db;
 fail:
 	sqlite3_close(db);
 	return NULL;
 }
 
+/* Copies src whole into copy (an empty in-memory database) with the backup API, at src's page
+ * size. Returns 0, or -1 with one line in err. */
+static int copy_into(sqlite3 *copy, sqlite3 *src, const char *path, char *err, size_t errlen)
+{
+	char sql[64];
+	sqlite3_backup *b;
+	int rc;
+
+	snprintf(sql, sizeof(sql), "PRAGMA page_size = %d", pragma_int(src, "PRAGMA page_size",
+								       4096));
+	sqlite3_exec(copy, sql, NULL, NULL, NULL);
+	b = sqlite3_backup_init(copy, "main", src, "main");
+	rc = b ? sqlite3_backup_step(b, -1) : sqlite3_errcode(copy);
+	sqlite3_backup_finish(b);
+	if (rc == SQLITE_DONE)
+		return 0;
+	if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED)
+		say_busy(path, err, errlen);
+	else
+		snprintf(err, errlen, "cannot copy %s into memory: %s", path,
+			 rc == SQLITE_NOMEM ? "out of memory" : sqlite3_errmsg(src));
+	return -1;
+}
+
+sqlite3 *itdb_open_copy(const char *path, char *err, size_t errlen)
+{
+	sqlite3 *src = itdb_open(path, ITDB_READ, err, errlen), *copy = NULL;
+	long version;
+
+	if (!src)
+		return NULL;
+	if (sqlite3_open_v2(":memory:", &copy, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
+	    SQLITE_OK) {
+		snprintf(err, errlen, "cannot copy %s into memory: out of memory", path);
+		goto fail;
+	}
+	sqlite3_extended_result_codes(copy, 1);
+	harden(copy);
+	if (copy_into(copy, src, path, err, errlen) ||
+	    read_schema_version(copy, path, &version, err, errlen) ||
+	    set_up_for_writing(copy, path, 1, false, version, err, errlen))
+		goto fail;
+	sqlite3_close(src);
+	return copy;
+fail:
+	sqlite3_close(copy);
+	sqlite3_close(src);
+	return NULL;
+}
+
 int itdb_close(sqlite3 *db)
 {
+	int ret = 0;
+
 	if (!db)
 		return 0;
 	/* fails while another connection (a reader) is open: the WAL then stays, and is part of the
-	 * database until a later open checkpoints it */
+	 * database until a later open checkpoints it. Any other failure (a full disk, an I/O
+	 * error) leaves what was committed in the -wal file only: the caller must not take the
+	 * file for complete (import renames it; it would go without its -wal). */
 	if (!sqlite3_db_readonly(db, "main") &&
 	    sqlite3_exec(db, "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode = DELETE", NULL,
 			 NULL, NULL) != SQLITE_OK) {
-		if (disk_full_said || (sqlite3_extended_errcode(db) & 0xff) == SQLITE_FULL)
-			log_debug("database: checkpoint on a full disk: %s", sqlite3_errmsg(db));
-		else
+		if (failed_busy(db)) {
 			log_warn("database: %s; keep its -wal file with it when copying it (another "
 				 "connection has it open)", sqlite3_errmsg(db));
+		} else {
+			itdb_log_failure(db, "final checkpoint", sqlite3_errmsg(db));
+			ret = -1;
+		}
 	}
 	if (sqlite3_close(db) != SQLITE_OK) {
 		itdb_log_failure(db, "close", sqlite3_errmsg(db));
 		return -1;
 	}
-	return 0;
+	return ret;
 }
 
 int itdb_session_begin(sqlite3 *db, const struct itdb_session_info *info, int64_t *session_id)
@@ -379,10 +529,10 @@ int itdb_session_begin(sqlite3 *db, const struct itdb_session_info *info, int64_
 	itdb_bind_text(st, 7, have_uts ? uts.release : NULL);
 	itdb_bind_text(st, 8, have_uts ? uts.version : NULL);
 	itdb_bind_text(st, 9, info->boot_cmdline);
-	if (info->start_mono_ns)
+	if (local) {
 		sqlite3_bind_int64(st, 10, (sqlite3_int64)info->start_mono_ns);
-	if (info->start_wall_ns)
 		sqlite3_bind_int64(st, 11, (sqlite3_int64)info->start_wall_ns);
+	}
 	itdb_bind_text(st, 12, info->trace_clock);
 	if (info->derive_pgsize_bitmap)
 		sqlite3_bind_int64(st, 13, (sqlite3_int64)info->derive_pgsize_bitmap);
@@ -413,7 +563,7 @@ int itdb_session_end(sqlite3 *db, int64_t session_id, const struct itdb_session_
 		sqlite3_bind_int(st, 3, end->command_exit_status);
 	sqlite3_bind_int64(st, 4, (sqlite3_int64)end->events_total);
 	sqlite3_bind_int64(st, 5, (sqlite3_int64)end->events_lost);
-	if (end->start_mono_ns)
+	if (end->has_start_mono_ns)
 		sqlite3_bind_int64(st, 6, (sqlite3_int64)end->start_mono_ns);
 	itdb_bind_text(st, 7, end->trace_clock);
 	sqlite3_bind_int64(st, 8, session_id);

@@ -20,6 +20,10 @@ enum itdb_open_mode {
 /* Opens path. On failure returns NULL and writes one line for the user into err (what failed
  * and what to do). */
 sqlite3 *itdb_open(const char *path, enum itdb_open_mode mode, char *err, size_t errlen);
+/* Opens an in-memory copy of path (an iommutrace database, read as ITDB_READ does), migrated when
+ * older: for analysing a file this process cannot write (read-only media, no permission). What
+ * is written to the copy is lost at itdb_close. On failure returns NULL with one line in err. */
+sqlite3 *itdb_open_copy(const char *path, char *err, size_t errlen);
 /* Checks, before any slow work, that itdb_open(path, ITDB_CREATE or, with force,
  * ITDB_CREATE_FORCE) can succeed: path absent (or force), and its directory writable. Returns 0,
  * or -1 with one line for the user in err, which names force_option (the command's option that
@@ -64,16 +68,20 @@ struct itdb_session_info {
 	int imported;			/* from another machine's file: no local host facts */
 	const char *boot_cmdline;	/* the traced machine's, or NULL */
 	uint64_t derive_pgsize_bitmap;	/* page sizes derived pages use when a domain's are unknown */
-	uint64_t start_mono_ns;
-	uint64_t start_wall_ns;
+	uint64_t start_mono_ns;		/* clocks read at the start (0 is a time); unused when */
+	uint64_t start_wall_ns;		/* imported: an import's start is its first event's */
 };
 
-/* Inserts a session (complete=0), with this machine's hostname and kernel release/version unless
- * info->imported, commits it, and returns its id in *session_id. Zero times are stored as NULL. */
+/* Inserts a session (complete=0), with this machine's hostname and kernel release/version and its
+ * start times unless info->imported (then NULL until itdb_session_end), commits it, and returns
+ * its id in *session_id. */
 int itdb_session_begin(sqlite3 *db, const struct itdb_session_info *info, int64_t *session_id);
 
 struct itdb_session_end {
-	uint64_t start_mono_ns;		/* replaces the session's when non-zero (imports) */
+	/* replaces the session's when has_start_mono_ns (imports: the first event's time, which a
+	 * boot-time trace has at 0) */
+	int has_start_mono_ns;
+	uint64_t start_mono_ns;
 	const char *trace_clock;	/* replaces the session's when not NULL (imports) */
 	uint64_t end_mono_ns;
 	const char *end_reason;		/* duration | command-exit | signal | end-of-input | error */

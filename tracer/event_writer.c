@@ -129,6 +129,7 @@ struct event_writer {
 	struct block *blocks[B_COUNT];
 	int in_txn;
 	int failed;
+	uint64_t refused;		/* records out_of_range refused */
 	uint32_t in_batch;
 	uint64_t count;
 	int64_t next_map_id;
@@ -932,12 +933,51 @@ static int add_domain(struct event_writer *w, const struct it_event *e)
 	return itdb_step_done(st, "insert domain");
 }
 
+/* The first value of e that no column can hold: SQLite's integers are signed 64-bit, and a time,
+ * size or page count from 2^63 on would read negative (addresses, domains and descriptors are
+ * stored as their 64 bits: their *_hex columns show them). NULL when every value fits. */
+static const char *out_of_range(const struct it_event *e)
+{
+	const struct it_driver *d = &e->driver;
+
+	if (e->h.ts_ns > INT64_MAX)
+		return "timestamp";
+	switch (e->h.kind) {
+	case IT_EV_MAP:
+		return e->map.size > INT64_MAX ? "size" : NULL;
+	case IT_EV_UNMAP:
+		return e->unmap.size > INT64_MAX ? "size" :
+		       e->unmap.unmapped_size > INT64_MAX ? "unmapped size" : NULL;
+	case IT_EV_DRIVER_MAP:
+	case IT_EV_DRIVER_UNMAP:
+	case IT_EV_DRIVER_MAP_RANGE:
+		return d->pgsize > INT64_MAX || d->pgcount > INT64_MAX || d->len > INT64_MAX ?
+		       "page size, count or length" : NULL;
+	default:
+		return NULL;
+	}
+}
+
+/* A record out_of_range: not stored, but counted in losses (reason out-of-range), said once. */
+static int refuse(struct event_writer *w, const struct it_event *e, const char *what)
+{
+	if (!w->refused++)
+		log_warn("event writer: a %s record at %llu ns has a %s beyond 2^63-1, more than the "
+			 "database holds: such records are counted as lost (out-of-range), not stored",
+			 it_event_kind_name(e->h.kind), (unsigned long long)e->h.ts_ns, what);
+	return event_writer_add_loss(w, e->h.cpu, it_event_kind_name(e->h.kind), 1,
+				     "out-of-range");
+}
+
 int event_writer_add(struct event_writer *w, const struct it_event *e)
 {
+	const char *what = out_of_range(e);
 	int ret;
 
 	if (w->failed || begin_batch(w))
 		return -1;
+	if (what)
+		return refuse(w, e, what);
 	switch (e->h.kind) {
 	case IT_EV_MAP:
 		ret = add_map(w, e);

@@ -4,7 +4,9 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <poll.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <trace-cmd.h>
@@ -41,6 +43,7 @@ struct iterate_state {
 	const struct ftrace_sink *sink;
 	struct ftrace_stats *st;
 	int failed;			/* the sink refused something */
+	uint64_t *progress;		/* records read, for another process to watch; or NULL */
 };
 
 bool tracedat_has_magic(const void *head, size_t len)
@@ -87,6 +90,8 @@ static int on_record(struct tracecmd_input *handle, struct tep_record *rec, int 
 	struct it_event e;
 	int ret;
 
+	if (s->progress)
+		__atomic_fetch_add(s->progress, 1, __ATOMIC_RELAXED);
 	for (int i = 0; i < s->nbuffers; i++)
 		if (s->buffers[i].handle == handle)
 			events = s->buffers[i].events;
@@ -145,14 +150,15 @@ static int open_buffers(struct tracecmd_input *top, struct buffer **out, int *co
 	return 0;
 }
 
-/* Reads path (whose magic was checked) into sink. */
+/* Reads path (whose magic was checked) into sink, counting each record into *progress when
+ * progress is not NULL. */
 static int read_tracedat(const char *path, const struct ftrace_sink *sink, struct ftrace_stats *st,
-			 struct tracedat_info *info, char *err, size_t errlen)
+			 struct tracedat_info *info, uint64_t *progress, char *err, size_t errlen)
 {
 	/* the libraries' warnings (formats of unrelated events they cannot parse) are noise but
 	 * at -vv */
 	enum tep_loglevel level = log_verbose >= 2 ? TEP_LOG_WARNING : TEP_LOG_NONE;
-	struct iterate_state s = { .sink = sink, .st = st };
+	struct iterate_state s = { .sink = sink, .st = st, .progress = progress };
 	struct tracecmd_input **handles = NULL;
 	struct tracecmd_input *top;
 	const char *clock;
@@ -210,6 +216,11 @@ cleanup:
 /* The child's exit status when libtracecmd refused the file (its message is in the pipe). */
 #define CHILD_REFUSED 3
 
+/* Seconds the child may read without a record before it is taken to loop on a corrupt file
+ * (libtracecmd can, on a header's options): a real file's header is read at once, and every
+ * record it reads, of any event, counts. */
+#define CHILD_STALL_S 10
+
 static int discard_event(const struct it_event *e, void *ctx)
 {
 	return 0;
@@ -220,8 +231,12 @@ static int discard_loss(uint32_t cpu, uint64_t lost, const char *reason, void *c
 	return 0;
 }
 
-/* The child: reads path to its end, discarding what it reads, silently; a refusal goes to fd. */
-static void __attribute__((noreturn)) read_in_child(const char *path, int fd)
+/* Set by a sanitizer build (libFuzzer installs its crash report there): absent otherwise */
+void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
+
+/* The child: reads path to its end, counting what it reads into *progress and discarding it,
+ * silently; a refusal goes to fd. */
+static void __attribute__((noreturn)) read_in_child(const char *path, int fd, uint64_t *progress)
 {
 	static const int crash_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
 	const struct ftrace_sink discard = { discard_event, discard_loss, NULL };
@@ -230,9 +245,13 @@ static void __attribute__((noreturn)) read_in_child(const char *path, int fd)
 	char err[512];
 	int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
 
-	/* a crash must end the child by its signal, not in a handler ASan or libFuzzer installed */
+	/* a crash must end the child by its signal, not in a handler ASan or libFuzzer installed;
+	 * a sanitizer's report ends it with exit status 1, not as a crash of the fuzzer: the
+	 * parent refuses the file either way */
 	for (size_t i = 0; i < sizeof(crash_signals) / sizeof(crash_signals[0]); i++)
 		signal(crash_signals[i], SIG_DFL);
+	if (__sanitizer_set_death_callback)
+		__sanitizer_set_death_callback(NULL);
 	/* a stop request ends it plainly: the parent's handler (cli/import.c) cleans up, once */
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
@@ -240,7 +259,7 @@ static void __attribute__((noreturn)) read_in_child(const char *path, int fd)
 	/* the parent says what it has to say, once: the warnings come again when it reads */
 	if (devnull >= 0)
 		dup2(devnull, STDERR_FILENO);
-	if (!read_tracedat(path, &discard, &st, &info, err, sizeof(err)))
+	if (!read_tracedat(path, &discard, &st, &info, progress, err, sizeof(err)))
 		_exit(0);
 	if (write(fd, err, strnlen(err, sizeof(err))) < 0)
 		_exit(1);
@@ -252,35 +271,73 @@ static bool is_crash_signal(int sig)
 	return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == SIGABRT;
 }
 
+/* Collects what the child writes to fd into err until it closes it (it ended), while watching
+ * *progress: unchanged for CHILD_STALL_S seconds, the child is killed. Returns whether it was. */
+static bool watch_child(pid_t pid, int fd, const uint64_t *progress, char *err, size_t errlen)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	uint64_t seen = 0, now;
+	char drain[256];
+	size_t got = 0;
+	unsigned idle = 0;
+	ssize_t n;
+	int r;
+
+	for (;;) {
+		r = poll(&pfd, 1, 1000);
+		if (r > 0) {
+			n = got < errlen - 1 ? read(fd, err + got, errlen - 1 - got) :
+					       read(fd, drain, sizeof(drain));
+			if (n == 0 || (n < 0 && errno != EINTR))
+				break;
+			got += n > 0 && got < errlen - 1 ? (size_t)n : 0;
+			continue;
+		}
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		now = __atomic_load_n(progress, __ATOMIC_RELAXED);
+		idle = now == seen ? idle + 1 : 0;
+		seen = now;
+		if (idle >= CHILD_STALL_S) {
+			kill(pid, SIGKILL);
+			err[got] = '\0';
+			return true;
+		}
+	}
+	err[got] = '\0';
+	return false;
+}
+
 /* Reads path in a forked child first. Returns 0 when the child read it to its end, or -1 with
- * one line in err: libtracecmd refused the file, or the child ended otherwise (a crash, or a
- * sanitizer's exit on a memory error of the libraries). */
+ * one line in err: libtracecmd refused the file, the child ended otherwise (a crash, or a
+ * sanitizer's exit on a memory error of the libraries), or it read nothing for CHILD_STALL_S. */
 static int try_in_child(const char *path, char *err, size_t errlen)
 {
+	uint64_t *progress = mmap(NULL, sizeof(*progress), PROT_READ | PROT_WRITE,
+				  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	char how[64];
-	size_t got = 0;
-	ssize_t n;
-	int fds[2], status, ret = -1;
+	int fds[2] = { -1, -1 }, status, ret = -1;
+	bool stalled;
 	pid_t pid;
 
-	if (pipe2(fds, O_CLOEXEC)) {
-		snprintf(err, errlen, "%s: cannot read it: pipe: %s", path, strerror(errno));
-		return -1;
+	if (progress == MAP_FAILED || pipe2(fds, O_CLOEXEC)) {
+		snprintf(err, errlen, "%s: cannot read it: %s", path, strerror(errno));
+		goto cleanup;
 	}
 	pid = fork();
 	if (pid == 0) {
 		close(fds[0]);
-		read_in_child(path, fds[1]);
+		read_in_child(path, fds[1], progress);
 	}
 	close(fds[1]);
 	if (pid < 0) {
 		snprintf(err, errlen, "%s: cannot read it: fork: %s", path, strerror(errno));
 		goto cleanup;
 	}
-	while (got < errlen - 1 && ((n = read(fds[0], err + got, errlen - 1 - got)) > 0 ||
-				    (n < 0 && errno == EINTR)))
-		got += n > 0 ? (size_t)n : 0;
-	err[got] = '\0';
+	stalled = watch_child(pid, fds[0], progress, err, errlen);
 	while (waitpid(pid, &status, 0) < 0) {
 		if (errno != EINTR) {
 			snprintf(err, errlen, "%s: cannot read it: waitpid: %s", path,
@@ -288,12 +345,18 @@ static int try_in_child(const char *path, char *err, size_t errlen)
 			goto cleanup;
 		}
 	}
+	if (stalled) {
+		snprintf(err, errlen, "%s: this trace.dat is corrupt: libtracecmd read nothing from it"
+			 " for %d s (it loops on its header or data); record the trace again", path,
+			 CHILD_STALL_S);
+		goto cleanup;
+	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
 		ret = 0;
 		goto cleanup;
 	}
 	/* libtracecmd's refusal, in err: said once, without the warnings before it */
-	if (WIFEXITED(status) && WEXITSTATUS(status) == CHILD_REFUSED && got)
+	if (WIFEXITED(status) && WEXITSTATUS(status) == CHILD_REFUSED && err[0])
 		goto cleanup;
 	if (WIFSIGNALED(status) && !is_crash_signal(WTERMSIG(status))) {
 		snprintf(err, errlen, "%s: the process reading it was ended by signal %d (%s)",
@@ -307,7 +370,10 @@ static int try_in_child(const char *path, char *err, size_t errlen)
 	snprintf(err, errlen, "%s: this trace.dat is corrupt: libtracecmd crashed reading its "
 		 "header, event formats or data (%s); record the trace again", path, how);
 cleanup:
-	close(fds[0]);
+	if (fds[0] >= 0)
+		close(fds[0]);
+	if (progress != MAP_FAILED)
+		munmap(progress, sizeof(*progress));
 	return ret;
 }
 
@@ -321,5 +387,5 @@ int import_tracedat(const char *path, const struct ftrace_sink *sink, struct ftr
 	memset(info, 0, sizeof(*info));
 	if (check_magic(path, err, errlen) || try_in_child(path, err, errlen))
 		return -1;
-	return read_tracedat(path, sink, st, info, err, errlen);
+	return read_tracedat(path, sink, st, info, NULL, err, errlen);
 }

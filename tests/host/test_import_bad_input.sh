@@ -1,6 +1,6 @@
 #!/bin/bash
 # `iommutrace import` of what is no trace, or a damaged one: trace.dat files on which libtracecmd
-# crashes, /dev/zero, /dev/urandom, an endless pipe of random bytes, a trace.dat asked for from a
+# crashes or loops, /dev/zero, /dev/urandom, an endless pipe of random bytes, a trace.dat asked for from a
 # pipe. Each ends within seconds with exit 1 and one line on stderr, and leaves nothing under the
 # -o name (nor its private folder). A pipe of ftrace text is imported. Needs no privilege.
 set -u
@@ -39,6 +39,10 @@ printf '\377' | dd of="$dir/cut-format.dat" bs=1 seek=2067 conv=notrunc status=n
 refused "trace.dat with a format cut short" "reading its records failed (truncated or corrupt)" \
 	"$dir/cut-format.dat"
 
+# one on which libtracecmd loops, opening its header (found by make fuzz): stopped after 10 s
+refused "trace.dat on which libtracecmd loops" \
+	"this trace.dat is corrupt: libtracecmd read nothing from it for 10 s" \
+	"$regressions/options-loop.dat"
 refused /dev/zero "no ftrace event line in its first 4 MiB" /dev/zero
 refused /dev/urandom "no ftrace event line in its first 4 MiB" /dev/urandom
 # a pipe that never ends, read once (a second open would wait for a writer that died of SIGPIPE)

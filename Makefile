@@ -44,7 +44,7 @@ endif
 DEPS := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libsqlite3-dev sqlite3 \
 	libtraceevent-dev libtracefs-dev libtracecmd-dev liburing-dev libcmocka-dev pkg-config \
 	trace-cmd qemu-system-x86 busybox-static cpio xz-utils kmod debootstrap gnuplot-nox \
-	bpftrace fio valgrind
+	bpftrace fio valgrind python3
 
 all: $(BUILD)/iommutrace
 

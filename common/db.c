@@ -304,6 +304,7 @@ int itdb_check_append(const char *path, char *err, size_t errlen)
 static int set_up_for_writing(sqlite3 *db, const char *path, int exists, bool new_file,
 			      long version, char *err, size_t errlen)
 {
+	const char *failed_to;
 	int rc;
 
 	/* WAL: readers (sqlite3, report) see every committed batch while we write, and a killed
@@ -326,47 +327,37 @@ static int set_up_for_writing(sqlite3 *db, const char *path, int exists, bool ne
 	quiet = true;
 	quiet_busy = false;
 	quiet_msg[0] = '\0';
+	taken_meanwhile = false;
+	failed_to = "set the page size and WAL journal mode";
 	rc = (!exists && itdb_exec(db, "PRAGMA page_size = 16384", "set page size")) ||
 	     itdb_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
 			   "PRAGMA foreign_keys = OFF; PRAGMA cache_size = -2000;", "set journal mode");
-	quiet = false;
-	if (rc) {
-		if (quiet_busy)
-			say_busy(path, err, errlen);
-		else
-			snprintf(err, errlen, "%s: cannot set the page size and WAL journal mode: %s",
-				 path, disk_full_said ? "its disk is full; free space and run again" :
-				 quiet_msg);
-		return -1;
+	if (!rc) {
+		if (!db_checkpoint_install(db, DB_CHECKPOINT_BYTES,
+					   pragma_int(db, "PRAGMA page_size", 4096)))
+			log_debug("database %s: its pages stay in the page cache after checkpoints "
+				  "(no descriptor of it found in /proc/self/fd)", path);
+		/* versions 2, 3 and 5 added tables and views only: migrating is creating what
+		 * is missing; version 4 also added columns to version 3's io tables, version 6
+		 * to map_runs */
+		failed_to = exists ? "migrate the schema" : "create the schema";
+		if (!exists || version < IT_SCHEMA_VERSION)
+			rc = create_schema(db, exists ? version : 0, new_file && !exists);
 	}
-	if (!db_checkpoint_install(db, DB_CHECKPOINT_BYTES,
-				   pragma_int(db, "PRAGMA page_size", 4096)))
-		log_debug("database %s: its pages stay in the page cache after checkpoints (no "
-			  "descriptor of it found in /proc/self/fd)", path);
-	/* versions 2, 3 and 5 added tables and views only: migrating is creating what is missing;
-	 * version 4 also added columns to version 3's io tables, version 6 to map_runs */
-	quiet = true;
-	taken_meanwhile = false;
-	rc = (!exists || version < IT_SCHEMA_VERSION) &&
-	     create_schema(db, exists ? version : 0, new_file && !exists);
 	quiet = false;
-	if (rc && taken_meanwhile) {
+	if (!rc)
+		return 0;
+	/* a file found empty that another process holds or filled: that process's new database */
+	if (taken_meanwhile || (quiet_busy && new_file && !exists))
 		snprintf(err, errlen, "%s was created by another process meanwhile: nothing written to"
 			 " it; choose another name", path);
-		return -1;
-	}
-	if (rc && quiet_busy) {
+	else if (quiet_busy)
 		say_busy(path, err, errlen);
-		return -1;
-	}
-	if (rc) {
-		snprintf(err, errlen, "%s: cannot %s schema: %s", path,
-			 exists ? "migrate the" : "create the",
+	else
+		snprintf(err, errlen, "%s: cannot %s: %s", path, failed_to,
 			 disk_full_said ? "its disk is full; free space and run again" :
 			 quiet_msg[0] ? quiet_msg : sqlite3_errmsg(db));
-		return -1;
-	}
-	return 0;
+	return -1;
 }
 
 /* A database is data from elsewhere: its views and triggers may not call functions with side

@@ -65,7 +65,7 @@ include fuzz/fuzz.mk
 BPF_SRC := bpf/iommutrace.bpf.c
 BPF_OBJ := $(BUILD)/iommutrace.bpf.o
 SKEL := $(BUILD)/iommutrace.skel.h
-BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -I/usr/include/$(shell uname -m)-linux-gnu -Ibpf
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -I/usr/include/$(shell uname -m)-linux-gnu -I.
 
 $(BPF_OBJ): $(BPF_SRC) $(wildcard bpf/*.h) | $(BUILD)
 	$(call msg,BPF,$@)

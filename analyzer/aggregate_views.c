@@ -1,8 +1,8 @@
 /* The aggregated calls' report section (see aggregate_views.h). */
 #include <string.h>
 #include "common/db.h"
-#include "aggregate_views.h"
-#include "views.h"
+#include "analyzer/aggregate_views.h"
+#include "analyzer/views.h"
 
 /* report_aggregates_view: per session, domain, op, call size class and page size, the calls,
  * bytes and pages counted over every flush */

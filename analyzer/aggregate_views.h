@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 #include <sqlite3.h>
-#include "render.h"
+#include "analyzer/render.h"
 
 /* The section's columns, for analyzer/report.c's table of sections. */
 #define AGGREGATES_SECTION_COLUMNS \

@@ -8,9 +8,9 @@
 #include "common/db.h"
 #include "common/log.h"
 #include "common/untrusted_text.h"
-#include "analysis.h"
-#include "lifetimes.h"
-#include "views.h"
+#include "analyzer/analysis.h"
+#include "analyzer/lifetimes.h"
+#include "analyzer/views.h"
 
 static int pick_sessions(struct analysis *a, int64_t only)
 {

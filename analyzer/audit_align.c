@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include "common/db.h"
 #include "common/log.h"
-#include "audit_align.h"
+#include "analyzer/audit_align.h"
 
 #define GROUPS "temp.audit_align_groups"
 

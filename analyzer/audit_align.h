@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 #include <sqlite3.h>
-#include "render.h"
+#include "analyzer/render.h"
 
 /* Per session: bytes mapped with the largest page possible for their length on this IOMMU, below
  * it, and with pages unknown (no driver_maps row), over rows of audit_align_view (the view, or

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include "common/db.h"
 #include "common/log.h"
-#include "audit_bar.h"
+#include "analyzer/audit_bar.h"
 
 /* "1 entry", "512 entries" */
 #define ENTRIES(n) "(" n " || CASE WHEN " n " = 1 THEN ' entry' ELSE ' entries' END)"

@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 #include <sqlite3.h>
-#include "render.h"
+#include "analyzer/render.h"
 
 /* IOTLB entries assumed by default: pcie-bench's estimate of an IOTLB's size (Neugebauer et al.,
  * "Understanding PCIe performance for end host networking", SIGCOMM 2018). */

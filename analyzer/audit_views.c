@@ -1,9 +1,9 @@
 /* The views behind audit align and audit bar (see views.h and docs/schema.md): why each map call
  * got the pages it got, and what the mappings of PCI BARs cost the IOTLB. Plain SQL: alignments
  * are x & -x, page sizes are picked from the bitmaps over a small table of powers of two. */
-#include "audit_align.h"
-#include "audit_bar.h"
-#include "views.h"
+#include "analyzer/audit_align.h"
+#include "analyzer/audit_bar.h"
+#include "analyzer/views.h"
 
 /* 4 KiB, 2 MiB and 1 GiB: the leaf levels of every x86 IOMMU page table (VT-d second level, AMD
  * v1 and v2), what a mapping could get where nothing recorded says otherwise. */

@@ -8,9 +8,9 @@
 #include <string.h>
 #include "common/db.h"
 #include "common/log.h"
-#include "lifetimes.h"
-#include "piece_writer.h"
-#include "summary.h"
+#include "analyzer/lifetimes.h"
+#include "analyzer/piece_writer.h"
+#include "analyzer/summary.h"
 
 struct piece {
 	uint64_t iova, size, paddr;

@@ -6,7 +6,7 @@
 #include "common/db.h"
 #include "common/log.h"
 #include "common/schema.h"
-#include "piece_writer.h"
+#include "analyzer/piece_writer.h"
 
 /* Rows per INSERT: per row, SQLite's work per statement counts. */
 #define BATCH 64

@@ -14,7 +14,7 @@
 #include "common/log.h"
 #include "common/out_path.h"
 #include "common/untrusted_text.h"
-#include "plot.h"
+#include "analyzer/plot.h"
 
 #define MAX_DOMAINS 8	/* footprint: the domains with the largest peaks get a line */
 #define MAX_SERIES 12	/* throughput, latency: runs drawn, this one first among its kind */

@@ -6,7 +6,7 @@
 #include "common/human_size.h"
 #include "common/log.h"
 #include "common/untrusted_text.h"
-#include "render.h"
+#include "analyzer/render.h"
 
 enum column_kind { COL_PLAIN, COL_BYTES, COL_RATE, COL_PCT, COL_HEX };
 

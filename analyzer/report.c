@@ -8,9 +8,9 @@
 #include "common/human_size.h"
 #include "common/log.h"
 #include "common/untrusted_text.h"
-#include "aggregate_views.h"
-#include "report.h"
-#include "runs.h"
+#include "analyzer/aggregate_views.h"
+#include "analyzer/report.h"
+#include "analyzer/runs.h"
 
 struct section {
 	const char *name;	/* for JSON and CSV */

@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 #include <sqlite3.h>
-#include "render.h"
+#include "analyzer/render.h"
 
 /* Text shows at most this many of the mappings still live at the end; JSON and CSV all. */
 #define REPORT_TEXT_LIVE_MAPPINGS 20

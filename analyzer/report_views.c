@@ -1,7 +1,7 @@
 /* The views behind report (see views.h and docs/schema.md): one per section of `iommutrace
  * report`, each with session_id, so that the report is also a set of queries in sqlite3. */
 #include "common/schema.h"
-#include "views.h"
+#include "analyzer/views.h"
 
 /* The session's length in ns: NULL while incomplete, or for an import without events */
 #define DURATION_NS "(s.end_mono_ns - s.start_mono_ns)"

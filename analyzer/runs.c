@@ -5,7 +5,7 @@
 #include <string.h>
 #include "common/db.h"
 #include "common/log.h"
-#include "runs.h"
+#include "analyzer/runs.h"
 
 /* A real for the text table: whole from 100 up, two decimals below (render prints reals with
  * three significant digits, which would turn 171526 ns into 1.72e+05). */

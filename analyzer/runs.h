@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 #include <sqlite3.h>
-#include "render.h"
+#include "analyzer/render.h"
 
 /* Renders the runs sections of the session: nothing when it has no io run. 0, or -1 (logged). */
 int runs_render(struct render *r, sqlite3 *db, int64_t session_id);

@@ -1,7 +1,7 @@
 /* The views behind runs (see views.h and docs/schema.md): each io -o run per queue depth with the
  * page sizes of its buffers, whether its numbers hold together, and what the IOMMU changed
  * between comparable runs with it off and on. */
-#include "views.h"
+#include "analyzer/views.h"
 
 /* A map whose domain belongs to device v: unknown domains count, and so does every domain of a
  * device the recording tied to no domain (tracefs, import). */

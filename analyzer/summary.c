@@ -6,7 +6,7 @@
 #include <string.h>
 #include "common/db.h"
 #include "common/log.h"
-#include "summary.h"
+#include "analyzer/summary.h"
 
 /* Call-size classes: 2^k for k in 0..62 (as report_call_sizes_view's powers of two), then size
  * 0 and below (class 0), then sizes above 2^62 (no class, NULL). */

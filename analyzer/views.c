@@ -1,7 +1,7 @@
 /* Creating the analyzer's views (see views.h). */
 #include "common/db.h"
-#include "summary.h"
-#include "views.h"
+#include "analyzer/summary.h"
+#include "analyzer/views.h"
 
 int analyzer_views_create(sqlite3 *db)
 {

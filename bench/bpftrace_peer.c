@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <sys/wait.h>
 #include <bpf/bpf.h>
-#include "bpftrace_peer.h"
+#include "bench/bpftrace_peer.h"
 
 /* Equivalent to our records: the tracepoints' three arguments, printed */
 static const char program[] =

@@ -1,6 +1,6 @@
 /* The synthetic event stream (see event_stream.h). */
 #include <string.h>
-#include "event_stream.h"
+#include "bench/event_stream.h"
 
 #define NDOMAINS 3
 #define QUEUE_DEPTH 128

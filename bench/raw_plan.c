@@ -1,7 +1,7 @@
 /* The raw_tp probe plan of the BPF benchmarks (see raw_plan.h). */
 #include <stdio.h>
 #include "common/privilege.h"
-#include "raw_plan.h"
+#include "bench/raw_plan.h"
 
 int bench_raw_plan(const char *prog, struct probe_plan *plan)
 {

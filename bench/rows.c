@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
-#include "rows.h"
+#include "bench/rows.h"
 
 static void print_number(double v)
 {

@@ -4,13 +4,13 @@
  * driver functions that reveal the page sizes written. Every handler is compiled; user space
  * (tracer/probe_plan.c) switches off what the running kernel cannot attach and points the
  * fentry/kprobe slots at the functions it has. */
-#include "kernel_types.bpf.h"
+#include "bpf/kernel_types.bpf.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
-#include "iommutrace.h"
-#include "probe_slots.h"
-#include "replay.h"
+#include "bpf/iommutrace.h"
+#include "bpf/probe_slots.h"
+#include "bpf/replay.h"
 
 char LICENSE[] SEC("license") = "GPL";
 

@@ -2,7 +2,7 @@
 #include <getopt.h>
 #include "common/log.h"
 #include "common/parse.h"
-#include "analysis_options.h"
+#include "cli/analysis_options.h"
 
 void analysis_opts_init(struct analysis_opts *o)
 {

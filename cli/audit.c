@@ -12,9 +12,9 @@
 #include "common/log.h"
 #include "common/parse.h"
 #include "common/untrusted_text.h"
-#include "analysis_options.h"
-#include "commands.h"
-#include "options.h"
+#include "cli/analysis_options.h"
+#include "cli/commands.h"
+#include "cli/options.h"
 
 #define EXIT_STATUS_HELP \
 "exit status: 0 ok, 1 failure (unreadable DB, not an iommutrace database, a newer schema,\n" \

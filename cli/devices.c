@@ -12,8 +12,8 @@
 #include "common/json_writer.h"
 #include "common/leaf.h"
 #include "common/log.h"
-#include "commands.h"
-#include "options.h"
+#include "cli/commands.h"
+#include "cli/options.h"
 
 static void usage(FILE *f)
 {

@@ -17,8 +17,8 @@
 #include "tracer/event_writer.h"
 #include "tracer/import_text.h"
 #include "tracer/import_tracedat.h"
-#include "commands.h"
-#include "options.h"
+#include "cli/commands.h"
+#include "cli/options.h"
 
 enum import_format {
 	FORMAT_AUTO,

@@ -22,11 +22,11 @@
 #include "io/io_report.h"
 #include "io/io_workers.h"
 #include "io/nvme_io.h"
-#include "commands.h"
-#include "io_output.h"
-#include "options.h"
-#include "self_record.h"
-#include "stop_signal.h"
+#include "cli/commands.h"
+#include "cli/io_output.h"
+#include "cli/options.h"
+#include "cli/self_record.h"
+#include "cli/stop_signal.h"
 
 #define MAX_QDS 16
 #define MAX_BS (2u << 20)	/* a PRP list of one page per command */

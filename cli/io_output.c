@@ -1,7 +1,7 @@
 /* io's lines, table and JSON (see io_output.h). */
 #include "common/human_size.h"
 #include "common/json_writer.h"
-#include "io_output.h"
+#include "cli/io_output.h"
 
 static double iops_of(const struct io_result *r)
 {

@@ -4,7 +4,7 @@
 #include <string.h>
 #include "common/exit_codes.h"
 #include "common/log.h"
-#include "commands.h"
+#include "cli/commands.h"
 
 static const struct command {
 	const char *name;

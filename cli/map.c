@@ -22,11 +22,11 @@
 #include "probes/device_setup.h"
 #include "probes/map_report.h"
 #include "probes/mapper.h"
-#include "commands.h"
-#include "map_run.h"
-#include "options.h"
-#include "self_record.h"
-#include "stop_signal.h"
+#include "cli/commands.h"
+#include "cli/map_run.h"
+#include "cli/options.h"
+#include "cli/self_record.h"
+#include "cli/stop_signal.h"
 
 static void usage(FILE *f)
 {

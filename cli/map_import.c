@@ -10,8 +10,8 @@
 #include "common/log.h"
 #include "probes/dmabuf_export.h"
 #include "probes/probe_module.h"
-#include "map_run.h"
-#include "stop_signal.h"
+#include "cli/map_run.h"
+#include "cli/stop_signal.h"
 
 #define SEGMENTS_PRINTED 4
 

@@ -4,7 +4,7 @@
 #include <string.h>
 #include "common/log.h"
 #include "probes/backing.h"
-#include "map_run.h"
+#include "cli/map_run.h"
 
 void map_report_init(struct run_report *rep, const struct map_opts *o, const char *mapper,
 		     int report_fd)

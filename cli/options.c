@@ -3,7 +3,7 @@
 #include <string.h>
 #include "common/log.h"
 #include "tracer/aggregates.h"
-#include "options.h"
+#include "cli/options.h"
 
 int cli_getopt(int argc, char **argv, const char *optstring, const struct option *longopts,
 	       const char *command)

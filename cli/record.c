@@ -7,8 +7,8 @@
 #include "common/parse.h"
 #include "tracer/aggregates.h"
 #include "tracer/recorder.h"
-#include "commands.h"
-#include "options.h"
+#include "cli/commands.h"
+#include "cli/options.h"
 
 static void usage(FILE *f)
 {

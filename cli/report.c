@@ -7,9 +7,9 @@
 #include "analyzer/report.h"
 #include "common/exit_codes.h"
 #include "common/log.h"
-#include "analysis_options.h"
-#include "commands.h"
-#include "options.h"
+#include "cli/analysis_options.h"
+#include "cli/commands.h"
+#include "cli/options.h"
 
 static void usage(FILE *f)
 {

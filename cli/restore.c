@@ -13,8 +13,8 @@
 #include "common/privilege.h"
 #include "probes/binding_journal.h"
 #include "probes/device_binding.h"
-#include "commands.h"
-#include "options.h"
+#include "cli/commands.h"
+#include "cli/options.h"
 
 static void usage(FILE *f)
 {

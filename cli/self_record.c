@@ -8,7 +8,7 @@
 #include "common/exit_codes.h"
 #include "common/log.h"
 #include "tracer/recorder.h"
-#include "self_record.h"
+#include "cli/self_record.h"
 
 struct store_ctx {
 	const struct self_record *r;

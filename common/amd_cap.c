@@ -1,8 +1,8 @@
 /* AMD-Vi capability header and Extended Feature Register fields, and the v1 page sizes. */
 #include <errno.h>
 #include <string.h>
-#include "amd_cap.h"
-#include "sysfs_file.h"
+#include "common/amd_cap.h"
+#include "common/sysfs_file.h"
 
 static unsigned field(uint64_t reg, unsigned low, unsigned width)
 {

@@ -5,10 +5,10 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include "array.h"
-#include "boot_options.h"
-#include "log.h"
-#include "sysfs_file.h"
+#include "common/array.h"
+#include "common/boot_options.h"
+#include "common/log.h"
+#include "common/sysfs_file.h"
 
 /* /proc/cmdline is 2 KiB on x86 and 4 KiB on some architectures; bootconfig can append to it */
 #define CMDLINE_MAX (64 * 1024)

@@ -6,9 +6,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "log.h"
-#include "parse.h"
-#include "child_report.h"
+#include "common/log.h"
+#include "common/parse.h"
+#include "common/child_report.h"
 
 #define ENV_NAME "IOMMUTRACE_REPORT_FD"
 

@@ -8,14 +8,14 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
-#include "db.h"
-#include "db_checkpoint.h"
+#include "common/db.h"
+#include "common/db_checkpoint.h"
 #include "analyzer/lifetimes.h"
 #include "analyzer/views.h"
-#include "log.h"
-#include "out_path.h"
-#include "schema.h"
-#include "untrusted_text.h"
+#include "common/log.h"
+#include "common/out_path.h"
+#include "common/schema.h"
+#include "common/untrusted_text.h"
 
 /* How long a statement waits for another connection's lock before it fails busy */
 #define BUSY_TIMEOUT_MS 5000

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "db_checkpoint.h"
+#include "common/db_checkpoint.h"
 
 /* The hook's argument packs what it needs, so that nothing is allocated that the connection's
  * close would have to free: the pages that make a checkpoint (bits 0-23), log2 of the page size

@@ -2,9 +2,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "gpu_bar1.h"
-#include "log.h"
-#include "nvml.h"
+#include "common/gpu_bar1.h"
+#include "common/log.h"
+#include "common/nvml.h"
 
 bool gpu_is_nvidia(const struct pci_device *d)
 {

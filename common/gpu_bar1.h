@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "pci_inventory.h"
+#include "common/pci_inventory.h"
 
 #define PCI_VENDOR_NVIDIA 0x10de
 

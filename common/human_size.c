@@ -1,7 +1,7 @@
 /* Byte counts in binary units. */
 #include <stdio.h>
 #include <string.h>
-#include "human_size.h"
+#include "common/human_size.h"
 
 const char *human_size(uint64_t bytes, char buf[HUMAN_SIZE_LEN])
 {

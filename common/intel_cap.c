@@ -1,6 +1,6 @@
 /* Intel VT-d CAP and ECAP register fields. */
-#include "intel_cap.h"
-#include "leaf.h"
+#include "common/intel_cap.h"
+#include "common/leaf.h"
 
 static unsigned field(uint64_t reg, unsigned low, unsigned width)
 {

@@ -1,7 +1,7 @@
 /* Reads the whole machine inventory under a root directory. */
 #include <stdlib.h>
 #include <string.h>
-#include "inventory.h"
+#include "common/inventory.h"
 
 int inventory_read(const char *root, struct inventory *inv)
 {

@@ -12,11 +12,11 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sqlite3.h>
-#include "boot_options.h"
-#include "gpu_bar1.h"
-#include "iommu_groups.h"
-#include "iommu_units.h"
-#include "pci_inventory.h"
+#include "common/boot_options.h"
+#include "common/gpu_bar1.h"
+#include "common/iommu_groups.h"
+#include "common/iommu_units.h"
+#include "common/pci_inventory.h"
 
 struct inventory {
 	struct boot_option *boot_options;

@@ -1,9 +1,9 @@
 /* Stores the machine inventory as rows of a session, inside the caller's transaction. */
 #include <stddef.h>
-#include "db.h"
-#include "inventory.h"
-#include "leaf.h"
-#include "log.h"
+#include "common/db.h"
+#include "common/inventory.h"
+#include "common/leaf.h"
+#include "common/log.h"
 
 /* Binds v, or NULL when it is not known; returns an SQLite result code. */
 static int bind_known(sqlite3_stmt *st, int idx, bool known, int64_t v)

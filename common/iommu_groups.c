@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "iommu_groups.h"
-#include "array.h"
-#include "log.h"
+#include "common/iommu_groups.h"
+#include "common/array.h"
+#include "common/log.h"
 
 static void read_type(const char *groups_dir, struct iommu_group *g)
 {

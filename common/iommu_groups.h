@@ -4,7 +4,7 @@
 #define IOMMUTRACE_IOMMU_GROUPS_H
 
 #include <stddef.h>
-#include "sysfs_file.h"
+#include "common/sysfs_file.h"
 
 struct iommu_group {
 	int id;

@@ -4,11 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "amd_cap.h"
-#include "intel_cap.h"
-#include "iommu_units.h"
-#include "array.h"
-#include "log.h"
+#include "common/amd_cap.h"
+#include "common/intel_cap.h"
+#include "common/iommu_units.h"
+#include "common/array.h"
+#include "common/log.h"
 
 const char *iommu_vendor_name(enum iommu_vendor vendor)
 {

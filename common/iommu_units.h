@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "sysfs_file.h"
+#include "common/sysfs_file.h"
 
 enum iommu_vendor {
 	IOMMU_VENDOR_OTHER,

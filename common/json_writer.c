@@ -3,8 +3,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "json_writer.h"
-#include "untrusted_text.h"
+#include "common/json_writer.h"
+#include "common/untrusted_text.h"
 
 void json_init(struct json_writer *w, FILE *f)
 {

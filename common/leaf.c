@@ -1,6 +1,6 @@
 /* The leaf rule (see leaf.h). Runs are computed arithmetically, not page by page, so a 1 GiB
  * mapping in 4 KiB pages costs a handful of steps. */
-#include "leaf.h"
+#include "common/leaf.h"
 
 uint64_t leaf_largest_page(uint64_t iova, uint64_t paddr, uint64_t size, uint64_t pgsize_bitmap)
 {

@@ -1,7 +1,7 @@
 /* Logging to stderr. */
 #include <stdio.h>
-#include "log.h"
-#include "untrusted_text.h"
+#include "common/log.h"
+#include "common/untrusted_text.h"
 
 int log_verbose;
 

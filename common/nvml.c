@@ -3,7 +3,7 @@
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include "nvml.h"
+#include "common/nvml.h"
 
 #define NVML_LIBRARY "libnvidia-ml.so.1"
 

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "out_path.h"
+#include "common/out_path.h"
 
 /* SQLite's helper files beside a database, and the names in an import's private folder */
 static const char *const helper_suffixes[] = { "-wal", "-shm", "-journal" };

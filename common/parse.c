@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "parse.h"
+#include "common/parse.h"
 
 /* 0x-hex, else decimal: strtoull's base 0 would read a leading 0 as octal ("010" is 8) */
 static int number_base(const char *s)

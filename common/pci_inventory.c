@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "array.h"
-#include "log.h"
-#include "parse.h"
-#include "pci_inventory.h"
+#include "common/array.h"
+#include "common/log.h"
+#include "common/parse.h"
+#include "common/pci_inventory.h"
 
 /* Resource flags of include/linux/ioport.h (IORESOURCE_*), as the 'resource' file shows them. */
 #define PCI_RES_IO		0x00000100ull

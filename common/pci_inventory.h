@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "sysfs_file.h"
+#include "common/sysfs_file.h"
 
 #define PCI_NUM_BARS 6
 

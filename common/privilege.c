@@ -4,8 +4,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <string.h>
-#include "log.h"
-#include "privilege.h"
+#include "common/log.h"
+#include "common/privilege.h"
 
 #ifndef CAP_PERFMON
 #define CAP_PERFMON 38

@@ -1,5 +1,5 @@
 /* The SQL text of the schema; see docs/schema.md for what each column means. */
-#include "schema.h"
+#include "common/schema.h"
 
 
 /* SQL text: 2^col bytes as people read it ("4 KiB"), for the aggregates' size classes */

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "log.h"
-#include "sysfs_file.h"
+#include "common/log.h"
+#include "common/sysfs_file.h"
 
 int sysfs_path(char *out, size_t len, const char *root, const char *fmt, ...)
 {

@@ -1,7 +1,7 @@
 /* Text from outside, made inert for a terminal or a gnuplot script (see untrusted_text.h). */
 #include <stdbool.h>
 #include <string.h>
-#include "untrusted_text.h"
+#include "common/untrusted_text.h"
 
 size_t utf8_sequence(const unsigned char *s)
 {

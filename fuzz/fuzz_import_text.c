@@ -5,8 +5,8 @@
  * whole run, one session per input. */
 #include <stdio.h>
 #include "tracer/import_text.h"
-#include "fuzz.h"
-#include "fuzz_sink.h"
+#include "fuzz/fuzz.h"
+#include "fuzz/fuzz_sink.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

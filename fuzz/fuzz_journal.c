@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "probes/binding_journal.h"
-#include "fuzz.h"
+#include "fuzz/fuzz.h"
 
 #define BDF "0000:00:04.0"
 

@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include "common/parse.h"
-#include "fuzz.h"
+#include "fuzz/fuzz.h"
 
 #define UNTOUCHED 0x5a5a5a5a5a5a5a5aull
 

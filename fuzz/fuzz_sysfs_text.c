@@ -5,7 +5,7 @@
 #include "common/amd_cap.h"
 #include "common/boot_options.h"
 #include "common/pci_inventory.h"
-#include "fuzz.h"
+#include "fuzz/fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

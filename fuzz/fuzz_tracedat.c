@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <unistd.h>
 #include "tracer/import_tracedat.h"
-#include "fuzz.h"
-#include "fuzz_sink.h"
+#include "fuzz/fuzz.h"
+#include "fuzz/fuzz_sink.h"
 
 static int write_input(const uint8_t *data, size_t size, char path[64])
 {

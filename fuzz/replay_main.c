@@ -7,7 +7,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
-#include "fuzz.h"
+#include "fuzz/fuzz.h"
 
 static int run_file(const char *path)
 {

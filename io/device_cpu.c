@@ -4,7 +4,7 @@
 #include <string.h>
 #include "common/log.h"
 #include "common/sysfs_file.h"
-#include "device_cpu.h"
+#include "io/device_cpu.h"
 
 int cpulist_parse(const char *s, cpu_set_t *set)
 {

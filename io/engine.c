@@ -1,6 +1,6 @@
 /* The engines and workloads by name (see engine.h). */
 #include <string.h>
-#include "engine.h"
+#include "io/engine.h"
 
 const struct io_engine_ops *io_engine_find(const char *name)
 {

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include "probes/buffers.h"
 #include "probes/mapper.h"
-#include "lat_hist.h"
+#include "io/lat_hist.h"
 
 enum io_workload { IO_RANDREAD, IO_SEQREAD, IO_RANDWRITE, IO_SEQWRITE };
 

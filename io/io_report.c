@@ -5,7 +5,7 @@
 #include "common/child_report.h"
 #include "common/db.h"
 #include "common/log.h"
-#include "io_report.h"
+#include "io/io_report.h"
 
 #define MAGIC 0x3270526f49544d49ull	/* "IMTIoRp2" */
 #define MAX_POINTS 100000

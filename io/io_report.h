@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 #include <sqlite3.h>
-#include "engine.h"
+#include "io/engine.h"
 
 struct io_report_device {
 	char device[16], model[41], serial[21];

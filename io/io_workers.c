@@ -4,7 +4,7 @@
 #include <time.h>
 #include "common/clock.h"
 #include "common/log.h"
-#include "io_workers.h"
+#include "io/io_workers.h"
 
 /* Holds the threads until all exist, so that the devices' points overlap; or sends them home
  * when one could not be made. */

@@ -5,8 +5,8 @@
 #define IOMMUTRACE_IO_WORKERS_H
 
 #include <stddef.h>
-#include "engine.h"
-#include "io_report.h"
+#include "io/engine.h"
+#include "io/io_report.h"
 
 struct io_worker {
 	const char *bdf;

@@ -1,6 +1,6 @@
 /* The latency histogram (see lat_hist.h). Values below LAT_HIST_SUB have a bucket each; above,
  * bucket = 16 * (position of the top bit - 3) + the next four bits. */
-#include "lat_hist.h"
+#include "io/lat_hist.h"
 
 static unsigned bucket_of(uint64_t v)
 {

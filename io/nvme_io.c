@@ -6,9 +6,9 @@
 #include "common/log.h"
 #include "common/clock.h"
 #include "common/sysfs_file.h"
-#include "nvme_io.h"
-#include "pattern.h"
-#include "workload.h"
+#include "io/nvme_io.h"
+#include "io/pattern.h"
+#include "io/workload.h"
 
 #define IO_QID 1
 #define REQUEST_CHECK_NS 1000000	/* how often to look at the request eventfd: 1 ms */

@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "nvme/nvme_ctrl.h"
-#include "engine.h"
+#include "io/engine.h"
 
 /* Commands in flight on the one queue pair: its size (a 16-bit count of entries) less one. */
 #define NVME_IO_MAX_QD 65534u

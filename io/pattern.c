@@ -1,6 +1,6 @@
 /* Checking data against the testbed's disk pattern, and writing it (see pattern.h). */
 #include <string.h>
-#include "pattern.h"
+#include "io/pattern.h"
 
 static const char magic[8] = { 'I', 'O', 'M', 'M', 'U', 'T', 'R', 'C' };
 

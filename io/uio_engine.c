@@ -16,8 +16,8 @@
 #include "probes/backing.h"
 #include "probes/device_binding.h"
 #include "probes/dma_area.h"
-#include "engine.h"
-#include "nvme_io.h"
+#include "io/engine.h"
+#include "io/nvme_io.h"
 
 #define UIO_DRIVER "uio_pci_generic"
 #define BAR0_MAP_BYTES 0x2000

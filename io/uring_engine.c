@@ -18,9 +18,9 @@
 #include "common/untrusted_text.h"
 #include "common/clock.h"
 #include "common/sysfs_file.h"
-#include "engine.h"
-#include "pattern.h"
-#include "workload.h"
+#include "io/engine.h"
+#include "io/pattern.h"
+#include "io/workload.h"
 
 /* io_uring refuses to register a buffer (one iovec) above 1 GiB */
 #define MAX_REGISTERED_BYTES (1ull << 30)

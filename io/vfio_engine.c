@@ -13,8 +13,8 @@
 #include "probes/device_setup.h"
 #include "probes/dma_area.h"
 #include "probes/vfio_region.h"
-#include "engine.h"
-#include "nvme_io.h"
+#include "io/engine.h"
+#include "io/nvme_io.h"
 
 /* Registers and the doorbells of the admin and the one I/O queue pair; the MSI-X table, which
  * VFIO may keep out of the mmap, comes after them. */

@@ -1,7 +1,7 @@
 /* LBAs and buffer offsets of the commands (see workload.h). */
 #include <stdlib.h>
 #include "common/log.h"
-#include "workload.h"
+#include "io/workload.h"
 
 int io_cursor_init(struct io_cursor *c, const struct io_point *p, uint32_t block_size,
 		   uint64_t blocks)

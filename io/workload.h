@@ -6,7 +6,7 @@
 #define IOMMUTRACE_WORKLOAD_H
 
 #include <stdint.h>
-#include "engine.h"
+#include "io/engine.h"
 
 struct io_cursor {
 	enum io_workload workload;

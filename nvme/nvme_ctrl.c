@@ -3,7 +3,7 @@
 #include <string.h>
 #include "common/log.h"
 #include "common/clock.h"
-#include "nvme_ctrl.h"
+#include "nvme/nvme_ctrl.h"
 
 static uint32_t rd32(struct nvme_ctrl *c, unsigned off)
 {

@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 #include "probes/dma_area.h"
-#include "nvme_queue.h"
+#include "nvme/nvme_queue.h"
 
 #define NVME_ADMIN_ENTRIES 32
 

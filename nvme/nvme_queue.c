@@ -1,6 +1,6 @@
 /* Submission and completion of one NVMe queue pair (see nvme_queue.h). */
 #include <string.h>
-#include "nvme_queue.h"
+#include "nvme/nvme_queue.h"
 
 void nvme_queue_init(struct nvme_queue *q, uint16_t id, uint16_t size, void *sq, uint64_t sq_iova,
 		     void *cq, uint64_t cq_iova, volatile uint8_t *regs, unsigned dstrd)

@@ -7,7 +7,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "nvme_regs.h"
+#include "nvme/nvme_regs.h"
 
 struct nvme_queue {
 	uint16_t id;			/* 0: the admin queue pair */

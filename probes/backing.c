@@ -6,7 +6,7 @@
 #include <unistd.h>
 #include "common/array.h"
 #include "common/log.h"
-#include "backing.h"
+#include "probes/backing.h"
 
 #define PAGE 4096ull
 #define PM_PRESENT (1ull << 63)

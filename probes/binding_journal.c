@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "common/parse.h"
-#include "binding_journal.h"
+#include "probes/binding_journal.h"
 
 #define RUN_DIR_DEFAULT "/run/iommutrace"
 /* seven short lines: the longest values are three names of SYSFS_NAME_MAX */

@@ -10,8 +10,8 @@
 #include "common/leaf.h"
 #include "common/log.h"
 #include "common/parse.h"
-#include "buffers.h"
-#include "vfio_region.h"
+#include "probes/buffers.h"
+#include "probes/vfio_region.h"
 
 static const char *const kind_names[] = {
 	[BUF_ANON] = "anon", [BUF_THP] = "thp", [BUF_HUGETLB2M] = "hugetlb2m",

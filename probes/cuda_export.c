@@ -10,7 +10,7 @@
 #include "common/human_size.h"
 #include "common/log.h"
 #include "common/parse.h"
-#include "cuda_export.h"
+#include "probes/cuda_export.h"
 
 #define CUDA_LIBRARY "libcuda.so.1"
 #define PAGE 4096ull

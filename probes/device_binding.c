@@ -10,9 +10,9 @@
 #include <unistd.h>
 #include "common/log.h"
 #include "common/untrusted_text.h"
-#include "binding_journal.h"
-#include "device_binding.h"
-#include "device_uses.h"
+#include "probes/binding_journal.h"
+#include "probes/device_binding.h"
+#include "probes/device_uses.h"
 
 #define VFIO_PCI "vfio-pci"
 

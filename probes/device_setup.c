@@ -3,7 +3,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "device_setup.h"
+#include "probes/device_setup.h"
 
 int device_setup_open(struct device_setup *s, const struct device_setup_opts *o)
 {

@@ -8,9 +8,9 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include "buffers.h"
-#include "device_binding.h"
-#include "mapper.h"
+#include "probes/buffers.h"
+#include "probes/device_binding.h"
+#include "probes/mapper.h"
 
 struct device_setup {
 	struct device_binding dev, bar_dev;

@@ -10,7 +10,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 #include "common/sysfs_file.h"
-#include "device_uses.h"
+#include "probes/device_uses.h"
 
 struct walk {
 	const char *sys_root, *proc_root;

@@ -4,8 +4,8 @@
 #include "common/leaf.h"
 #include "common/log.h"
 #include "common/sysfs_file.h"
-#include "backing.h"
-#include "dma_area.h"
+#include "probes/backing.h"
+#include "probes/dma_area.h"
 
 /* hugetlb when enough 2 MiB pages are free: then one IOTLB entry covers each 2 MiB */
 static enum buffer_kind backing_kind(uint64_t size)

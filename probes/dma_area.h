@@ -8,8 +8,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "buffers.h"
-#include "mapper.h"
+#include "probes/buffers.h"
+#include "probes/mapper.h"
 
 struct dma_area {
 	struct buffer buf;

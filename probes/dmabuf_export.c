@@ -11,9 +11,9 @@
 #include <unistd.h>
 #include "common/leaf.h"
 #include "common/log.h"
-#include "dmabuf_export.h"
-#include "drm_uapi.h"
-#include "vfio_region.h"
+#include "probes/dmabuf_export.h"
+#include "probes/drm_uapi.h"
+#include "probes/vfio_region.h"
 
 #define UDMABUF_DEVICE "/dev/udmabuf"
 

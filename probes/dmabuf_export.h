@@ -9,10 +9,10 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "buffers.h"
-#include "cuda_export.h"
-#include "device_binding.h"
-#include "mapper.h"
+#include "probes/buffers.h"
+#include "probes/cuda_export.h"
+#include "probes/device_binding.h"
+#include "probes/mapper.h"
 
 struct dmabuf_export {
 	int fd;			/* the dma-buf; -1 */

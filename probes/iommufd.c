@@ -7,9 +7,9 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 #include "common/log.h"
-#include "iommufd.h"
-#include "iommufd_uapi.h"
-#include "vfio_region.h"
+#include "probes/iommufd.h"
+#include "probes/iommufd_uapi.h"
+#include "probes/vfio_region.h"
 
 static void report_missing(void)
 {

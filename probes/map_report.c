@@ -8,7 +8,7 @@
 #include "common/db.h"
 #include "common/leaf.h"
 #include "common/log.h"
-#include "map_report.h"
+#include "probes/map_report.h"
 
 #define MAGIC 0x3270526170614d49ull	/* "IMapRp2" */
 #define MAX_RUNS (1ull << 24)		/* 64 GiB of scattered 4 KiB pages */

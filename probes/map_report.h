@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 #include <sqlite3.h>
-#include "backing.h"
+#include "probes/backing.h"
 
 /* One DMA segment of an import: [offset, offset + length) of the dma-buf is at dma_addr. */
 struct map_segment {

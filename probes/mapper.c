@@ -2,7 +2,7 @@
 #include <linux/vfio.h>
 #include <string.h>
 #include "common/log.h"
-#include "mapper.h"
+#include "probes/mapper.h"
 
 static const char *const names[] = { [MAPPER_TYPE1] = "type1", [MAPPER_IOMMUFD] = "iommufd" };
 

@@ -6,9 +6,9 @@
 #define IOMMUTRACE_MAPPER_H
 
 #include <stdint.h>
-#include "buffers.h"
-#include "iommufd.h"
-#include "vfio_type1.h"
+#include "probes/buffers.h"
+#include "probes/iommufd.h"
+#include "probes/vfio_type1.h"
 
 enum mapper_kind { MAPPER_TYPE1, MAPPER_IOMMUFD };
 

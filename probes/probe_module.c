@@ -7,8 +7,8 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 #include "common/log.h"
-#include "kmod/iommutrace_probe_uapi.h"
-#include "probe_module.h"
+#include "probes/kmod/iommutrace_probe_uapi.h"
+#include "probes/probe_module.h"
 
 int probe_module_open(struct probe_module *m)
 {

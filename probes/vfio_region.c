@@ -9,8 +9,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "common/log.h"
-#include "iommufd_uapi.h"
-#include "vfio_region.h"
+#include "probes/iommufd_uapi.h"
+#include "probes/vfio_region.h"
 
 void *vfio_region_mmap(int device_fd, unsigned index, uint64_t offset, uint64_t size,
 		       uint64_t *region_size)

@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include "common/log.h"
 #include "common/sysfs_file.h"
-#include "vfio_type1.h"
+#include "probes/vfio_type1.h"
 
 int vfio_type1_open(struct vfio_type1 *v)
 {

@@ -6,8 +6,8 @@
 #include <bpf/libbpf.h>
 #include "common/db.h"
 #include "common/log.h"
-#include "aggregates.h"
-#include "event_writer.h"
+#include "tracer/aggregates.h"
+#include "tracer/event_writer.h"
 
 struct aggregates {
 	sqlite3 *db;

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sqlite3.h>
-#include "bpf_capture.h"
+#include "tracer/bpf_capture.h"
 
 struct agg_class {
 	struct it_agg_key key;

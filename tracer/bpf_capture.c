@@ -7,7 +7,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "common/log.h"
-#include "bpf_capture.h"
+#include "tracer/bpf_capture.h"
 #include "iommutrace.skel.h"
 
 #define DEFAULT_RINGBUF (16u << 20)

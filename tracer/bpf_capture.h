@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "bpf/iommutrace.h"
-#include "probe_plan.h"
+#include "tracer/probe_plan.h"
 
 struct bpf_capture;
 

@@ -5,9 +5,9 @@
 #include "common/db.h"
 #include "common/leaf.h"
 #include "common/log.h"
-#include "event_writer.h"
-#include "live_maps.h"
-#include "pending_records.h"
+#include "tracer/event_writer.h"
+#include "tracer/live_maps.h"
+#include "tracer/pending_records.h"
 
 #define DEFAULT_BATCH 65536
 /* Driver records wait on their thread's iommu:map/unmap (pending_records.h); a record that waits

@@ -28,7 +28,7 @@
 
 #include <stdint.h>
 #include <sqlite3.h>
-#include "../bpf/iommutrace.h"
+#include "bpf/iommutrace.h"
 
 struct event_writer;
 

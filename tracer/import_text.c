@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/log.h"
-#include "import_text.h"
+#include "tracer/import_text.h"
 
 /* A cursor over [p, end) of the line being parsed. */
 struct cur {

@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "tep_events.h"
+#include "tracer/tep_events.h"
 
 #define IMPORT_TEXT_LINE_MAX 65536
 #define IMPORT_TEXT_UNPARSED_MAX (4 << 20)

@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <trace-cmd.h>
 #include "common/log.h"
-#include "import_tracedat.h"
+#include "tracer/import_tracedat.h"
 
 /* Exported by libtracecmd (1.x) but declared only in its private header. */
 const char *tracecmd_get_trace_clock(struct tracecmd_input *handle);

@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "tep_events.h"
+#include "tracer/tep_events.h"
 
 /* The first bytes of every trace.dat: 0x17 0x08 0x44 "tracing". */
 #define TRACEDAT_MAGIC "\x17\x08\x44tracing"

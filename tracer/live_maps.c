@@ -1,6 +1,6 @@
 /* Live mappings (see live_maps.h): a chained hash on (domain, iova). */
 #include <stdlib.h>
-#include "live_maps.h"
+#include "tracer/live_maps.h"
 
 struct node {
 	struct live_map m;

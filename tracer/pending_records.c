@@ -3,7 +3,7 @@
  * each thread's records chained in that order from a hash bucket. When a push finds no slot at
  * the end, the records move down to the start of the array, closing the gaps. */
 #include <stdlib.h>
-#include "pending_records.h"
+#include "tracer/pending_records.h"
 
 #define BUCKET_BITS 10
 #define BUCKETS (1u << BUCKET_BITS)

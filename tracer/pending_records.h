@@ -13,7 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "../bpf/iommutrace.h"
+#include "bpf/iommutrace.h"
 
 #define PENDING_NONE UINT32_MAX
 

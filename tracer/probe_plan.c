@@ -7,7 +7,7 @@
 #include <bpf/libbpf.h>
 #include "common/iommu_units.h"
 #include "common/log.h"
-#include "probe_plan.h"
+#include "tracer/probe_plan.h"
 
 struct tracepoint_def {
 	const char *target;

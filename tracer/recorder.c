@@ -11,14 +11,14 @@
 #include "common/exit_codes.h"
 #include "common/log.h"
 #include "common/privilege.h"
-#include "aggregates.h"
-#include "bpf_capture.h"
-#include "event_writer.h"
-#include "probe_plan.h"
-#include "recorder.h"
-#include "session_metadata.h"
-#include "tracefs_capture.h"
-#include "traced_command.h"
+#include "tracer/aggregates.h"
+#include "tracer/bpf_capture.h"
+#include "tracer/event_writer.h"
+#include "tracer/probe_plan.h"
+#include "tracer/recorder.h"
+#include "tracer/session_metadata.h"
+#include "tracer/tracefs_capture.h"
+#include "tracer/traced_command.h"
 
 #define POLL_MS 100
 #define COMMIT_EVERY_NS (200 * 1000 * 1000ull)

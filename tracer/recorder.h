@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sqlite3.h>
-#include "bpf_capture.h"
+#include "tracer/bpf_capture.h"
 
 /* How often the counting modes' counts are stored unless recorder_opts.flush_interval_ns says */
 #define RECORDER_FLUSH_EVERY_NS (1000 * 1000 * 1000ull)

@@ -4,8 +4,8 @@
 #include "common/leaf.h"
 #include "common/log.h"
 #include "common/sysfs_file.h"
-#include "event_writer.h"
-#include "session_metadata.h"
+#include "tracer/event_writer.h"
+#include "tracer/session_metadata.h"
 
 uint64_t session_pgsize_bitmap(const struct inventory *inv)
 {

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <sqlite3.h>
 #include "common/inventory.h"
-#include "probe_plan.h"
+#include "tracer/probe_plan.h"
 
 struct session_metadata {
 	struct inventory inv;

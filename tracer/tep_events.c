@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/log.h"
-#include "tep_events.h"
+#include "tracer/tep_events.h"
 
 const struct ftrace_iommu_event ftrace_iommu_events[] = {
 	{ "iommu", "map", IT_EV_MAP, false },

@@ -7,7 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "common/log.h"
-#include "traced_command.h"
+#include "tracer/traced_command.h"
 
 int traced_command_fork(struct traced_command *cmd, char *const argv[])
 {

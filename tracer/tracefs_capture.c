@@ -13,9 +13,9 @@
 #include <tracefs.h>
 #include <bpf/libbpf.h>
 #include "common/log.h"
-#include "probe_plan.h"
-#include "tep_events.h"
-#include "tracefs_capture.h"
+#include "tracer/probe_plan.h"
+#include "tracer/tep_events.h"
+#include "tracer/tracefs_capture.h"
 
 #define INSTANCE_PREFIX "iommutrace-"
 /* Records handled per poll: bounds how long a poll runs when events arrive faster than the

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include "common/boot_options.h"
-#include "sysfs_fixture.h"
+#include "tests/unit/sysfs_fixture.h"
 
 struct parsed {
 	struct boot_option *opts;

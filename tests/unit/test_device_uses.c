@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include "probes/device_uses.h"
-#include "sysfs_fixture.h"
+#include "tests/unit/sysfs_fixture.h"
 
 #define NVME0 "0000:00:04.0"
 #define NVME1 "0000:00:05.0"

@@ -8,7 +8,7 @@
 #include <cmocka.h>
 #include "cli/commands.h"
 #include "common/exit_codes.h"
-#include "sysfs_fixture.h"
+#include "tests/unit/sysfs_fixture.h"
 
 static char output[16384];
 

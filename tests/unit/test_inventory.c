@@ -9,7 +9,7 @@
 #include "common/amd_cap.h"
 #include "common/inventory.h"
 #include "common/leaf.h"
-#include "sysfs_fixture.h"
+#include "tests/unit/sysfs_fixture.h"
 
 static int make_root(void **state)
 {

@@ -8,7 +8,7 @@
 #include "common/db.h"
 #include "common/inventory.h"
 #include "common/schema.h"
-#include "sysfs_fixture.h"
+#include "tests/unit/sysfs_fixture.h"
 
 struct store_fixture {
 	sqlite3 *db;

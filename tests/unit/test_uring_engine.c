@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
-#include "sysfs_fixture.h"
+#include "tests/unit/sysfs_fixture.h"
 
 #define BDF "0000:00:04.0"
 #define DISK "nvme9n1"

@@ -65,7 +65,8 @@ static const char *cannot_write(const char *path)
 	return access(dir, W_OK | X_OK) ? strerror(errno) : NULL;
 }
 
-int analysis_open(struct analysis *a, const char *path, int64_t only_session)
+int analysis_open(struct analysis *a, const char *path, const struct itdb_schema *schema,
+		  int64_t only_session)
 {
 	const char *why = cannot_write(path);
 	char err[512];
@@ -73,8 +74,8 @@ int analysis_open(struct analysis *a, const char *path, int64_t only_session)
 	*a = (struct analysis){ .path = path };
 	/* the analyzer migrates a database and stores map lifetimes and views in it: in a copy
 	 * when the file cannot take them */
-	a->db = why ? itdb_open_copy(path, err, sizeof(err)) :
-		      itdb_open(path, ITDB_MIGRATE, err, sizeof(err));
+	a->db = why ? itdb_open_copy(path, schema, err, sizeof(err)) :
+		      itdb_open(path, ITDB_MIGRATE, schema, err, sizeof(err));
 	if (a->db && why)
 		log_info("%s is read-only (%s): analysed from a copy in memory; nothing written to "
 			 "it", path, why);
@@ -101,4 +102,9 @@ void analysis_close(struct analysis *a)
 	a->db = NULL;
 	a->sessions = NULL;
 	a->nsessions = 0;
+}
+
+int analysis_session_finish(sqlite3 *db, int64_t session_id)
+{
+	return lifetimes_compute(db, session_id);
 }

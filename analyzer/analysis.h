@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sqlite3.h>
+#include "common/db.h"
 
 struct analysis {
 	sqlite3 *db;
@@ -16,8 +17,13 @@ struct analysis {
 	size_t nsessions;
 };
 
-/* Opens path; only_session >= 0 picks that session (refused when absent), else all of them. */
-int analysis_open(struct analysis *a, const char *path, int64_t only_session);
+/* Opens path with schema (every part, the analyzer's included); only_session >= 0 picks that
+ * session (refused when absent), else all of them. */
+int analysis_open(struct analysis *a, const char *path, const struct itdb_schema *schema,
+		  int64_t only_session);
 void analysis_close(struct analysis *a);
+/* The analyzer's step at the end of a session that record or import wrote: its map lifetimes
+ * and summaries, so that a report reads them at once. */
+int analysis_session_finish(sqlite3 *db, int64_t session_id);
 
 #endif

@@ -356,11 +356,9 @@ int lifetimes_compute(sqlite3 *db, int64_t session_id)
 	struct state s = { .sid = session_id };
 	int rc = -1;
 
-	/* a savepoint, not BEGIN: this also runs inside a schema migration's transaction */
+	/* a savepoint, not BEGIN: it nests in a caller's transaction, if one is open */
 	if (itdb_exec(db, "SAVEPOINT lifetimes", "computing map lifetimes"))
 		return -1;
-	if (summary_tables_create(db))
-		goto cleanup;
 	s.out = piece_writer_begin(db, session_id);
 	s.sum = s.out ? summary_begin(db, session_id) : NULL;
 	if (!s.sum || sweep(db, &s) || piece_writer_end(s.out) || summary_write(db, s.sum) ||
@@ -384,9 +382,7 @@ int lifetimes_ensure(sqlite3 *db, int64_t session_id)
 	sqlite3_stmt *st;
 	int done;
 
-	/* a file from before the summaries has map_pieces but none of them */
-	if (summary_tables_create(db))
-		return -1;
+	/* a file migrated from before the summaries (version 9) has map_pieces but none of them */
 	st = itdb_prepare(db,
 		"SELECT 1 FROM map_pieces_state p JOIN session_summary s USING (session_id)"
 		" WHERE session_id = ?1"

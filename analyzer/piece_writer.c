@@ -5,7 +5,7 @@
 #include <string.h>
 #include "common/db.h"
 #include "common/log.h"
-#include "common/schema.h"
+#include "analyzer/analyzer_schema.h"
 #include "analyzer/piece_writer.h"
 
 /* Rows per INSERT: per row, SQLite's work per statement counts. */
@@ -17,7 +17,7 @@
 static const struct {
 	const char *name, *sql;
 } piece_indexes[] = {
-	{ "map_pieces_by_session", IT_MAP_PIECES_BY_SESSION_SQL },
+	{ "map_pieces_by_session", ANALYZER_MAP_PIECES_INDEX_SQL },
 	/* report_live_mappings_view reads the pieces live at the end: few, found without a scan */
 	{ "map_pieces_live", "CREATE INDEX IF NOT EXISTS map_pieces_live ON map_pieces(session_id)"
 			     " WHERE unmapped_ns IS NULL" },

@@ -65,35 +65,6 @@ struct summary {
 	size_t nbars;
 };
 
-static const char tables_sql[] =
-"CREATE TABLE IF NOT EXISTS session_summary ("
-"  session_id INTEGER PRIMARY KEY REFERENCES sessions,"
-"  maps INTEGER NOT NULL, unmaps INTEGER NOT NULL, peak_live_bytes INTEGER NOT NULL);"
-"CREATE TABLE IF NOT EXISTS domain_summary ("
-"  session_id INTEGER NOT NULL REFERENCES sessions, domain_ptr INTEGER,"
-"  maps INTEGER NOT NULL, map_bytes INTEGER NOT NULL,"
-"  unmaps INTEGER NOT NULL, unmapped_bytes INTEGER NOT NULL,"
-"  peak_live_bytes INTEGER NOT NULL, end_live_bytes INTEGER NOT NULL,"
-"  live_maps INTEGER NOT NULL, remapped_bytes INTEGER NOT NULL);"
-"CREATE TABLE IF NOT EXISTS call_size_summary ("
-"  session_id INTEGER NOT NULL REFERENCES sessions, domain_ptr INTEGER,"
-"  call_size_bytes INTEGER, maps INTEGER NOT NULL, map_bytes INTEGER NOT NULL);"
-"CREATE TABLE IF NOT EXISTS page_size_summary ("
-"  session_id INTEGER NOT NULL REFERENCES sessions, domain_ptr INTEGER,"
-"  pgsize_bytes INTEGER NOT NULL, source TEXT NOT NULL,"
-"  pages INTEGER NOT NULL, map_bytes INTEGER NOT NULL);"
-"CREATE TABLE IF NOT EXISTS alike_maps ("
-"  session_id INTEGER NOT NULL REFERENCES sessions, domain_ptr INTEGER,"
-"  size_bytes INTEGER NOT NULL, in_bar INTEGER NOT NULL,"
-"  page_mix TEXT, pages_source TEXT, entries INTEGER, written_page_bytes INTEGER,"
-"  maps INTEGER NOT NULL, first_map_id INTEGER NOT NULL,"
-"  iova INTEGER NOT NULL, paddr INTEGER NOT NULL);";
-
-int summary_tables_create(sqlite3 *db)
-{
-	return itdb_exec(db, tables_sql, "creating the summary tables");
-}
-
 static int load_bars(sqlite3 *db, struct summary *s)
 {
 	sqlite3_stmt *st = itdb_prepare(db, "SELECT start_addr, size_bytes FROM bars"

@@ -28,8 +28,6 @@ struct summary_page {
 	const char *source;	/* valid during summary_map */
 };
 
-/* Creates the summary tables where missing; 0, or -1 (logged). */
-int summary_tables_create(sqlite3 *db);
 /* A summary of session sid; reads the session's BARs. NULL on failure (logged). */
 struct summary *summary_begin(sqlite3 *db, int64_t sid);
 /* A map call of the domain (known: domain_ptr not NULL) with its driver pages. */

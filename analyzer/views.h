@@ -1,5 +1,5 @@
-/* The analyzer's views, created with the schema and recreated each time an analyzer command opens
- * a database (analysis.c): the SQL behind each report, kept in the database so that users read
+/* The analyzer's views, created with its part of the schema (analyzer_schema.h) and recreated
+ * each time an analyzer command opens a database (analysis.c): the SQL behind each report, kept in the database so that users read
  * and extend it in sqlite3. Each part's SQL is a list of "DROP VIEW IF EXISTS name; CREATE VIEW
  * name AS ...;" statements, documented in docs/schema.md. */
 #ifndef IOMMUTRACE_VIEWS_H

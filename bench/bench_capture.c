@@ -28,6 +28,7 @@
 #include "tracer/event_writer.h"
 #include "tracer/probe_plan.h"
 #include "tracer/recorder.h"
+#include "cli/db_schema.h"
 
 #define CONSUMER_CPU 0
 #define GENERATOR_CPU 1
@@ -339,7 +340,7 @@ static int run_ours(struct probe_plan *plan, size_t m, const char *dir, double s
 		fprintf(stderr, "bench_capture: replay_map_unmap was not loaded\n");
 		goto out;
 	}
-	db = itdb_open(path, ITDB_CREATE_FORCE, err, sizeof(err));
+	db = itdb_open(path, ITDB_CREATE_FORCE, &iommutrace_schema, err, sizeof(err));
 	if (!db) {
 		fprintf(stderr, "bench_capture: %s\n", err);
 		goto out;

@@ -6,11 +6,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "analyzer/analysis.h"
 #include "bench/event_stream.h"
 #include "bench/rows.h"
 #include "common/db.h"
+#include "common/schema.h"
 #include "common/db_checkpoint.h"
 #include "tracer/event_writer.h"
+#include "cli/db_schema.h"
 
 #define SEED 0x1077u
 #define NAIVE_BATCH 65536
@@ -44,7 +47,7 @@ out:
 static sqlite3 *open_session(const char *path, int64_t *sid)
 {
 	char err[512];
-	sqlite3 *db = itdb_open(path, ITDB_CREATE_FORCE, err, sizeof(err));
+	sqlite3 *db = itdb_open(path, ITDB_CREATE_FORCE, &iommutrace_schema, err, sizeof(err));
 
 	if (!db) {
 		fprintf(stderr, "bench_db_load: %s\n", err);
@@ -179,7 +182,7 @@ static int64_t count_rows(sqlite3 *db)
 struct writer_load {
 	int64_t events, rows;
 	double load_s;			/* first event to event_writer_finish */
-	double end_s;			/* itdb_session_end and itdb_close */
+	double end_s;			/* the session's end as import's: indexes, lifetimes, close */
 };
 
 /* count events through the event writer into path, the session ended as record ends it */
@@ -215,7 +218,9 @@ static int writer_load(const char *path, uint64_t count, struct writer_load *out
 	start = bench_now();
 	if (itdb_session_end(db, sid, &(struct itdb_session_end){ .end_reason = "end-of-input",
 			     .end_mono_ns = 2000000000ull + (uint64_t)out->events * 97,
-			     .events_total = event_writer_count(w) }))
+			     .events_total = event_writer_count(w) }) ||
+	    itdb_exec(db, it_capture_index_sql, "create the capture's indexes") ||
+	    analysis_session_finish(db, sid))
 		goto cleanup;
 	event_writer_free(w);
 	w = NULL;

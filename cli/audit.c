@@ -14,6 +14,7 @@
 #include "common/untrusted_text.h"
 #include "cli/analysis_options.h"
 #include "cli/commands.h"
+#include "cli/db_schema.h"
 #include "cli/options.h"
 
 #define EXIT_STATUS_HELP \
@@ -187,7 +188,7 @@ static int audit(int argc, char **argv, const char *command, struct audit_bar_op
 
 	if (rc)
 		return rc > 0 ? IT_EXIT_OK : IT_EXIT_USAGE;
-	if (analysis_open(&a, o.db_path, o.session))
+	if (analysis_open(&a, o.db_path, &iommutrace_schema, o.session))
 		return IT_EXIT_FAILURE;
 	if (bar && bar->device[0]) {
 		rc = audit_bar_device_known(a.db, bar->device);

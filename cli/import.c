@@ -8,16 +8,19 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "analyzer/analysis.h"
 #include "common/db.h"
 #include "common/db_checkpoint.h"
 #include "common/exit_codes.h"
 #include "common/log.h"
 #include "common/out_path.h"
+#include "common/schema.h"
 #include "common/untrusted_text.h"
 #include "tracer/event_writer.h"
 #include "tracer/import_text.h"
 #include "tracer/import_tracedat.h"
 #include "cli/commands.h"
+#include "cli/db_schema.h"
 #include "cli/options.h"
 
 enum import_format {
@@ -258,7 +261,7 @@ static int run_import(const char *path, const char *db_path, bool force,
 		 "nothing written to %s\n", db_path);
 	stopped_dir = &pd;
 	set_stop_signals(on_stop_signal);
-	db = itdb_open(pd.files[0], ITDB_CREATE, err, sizeof(err));
+	db = itdb_open(pd.files[0], ITDB_CREATE, &iommutrace_schema, err, sizeof(err));
 	if (!db) {
 		log_error("%s", err);
 		goto cleanup;
@@ -286,7 +289,9 @@ static int run_import(const char *path, const char *db_path, bool force,
 		goto cleanup;
 	db_checkpointer_stop(ckpt);
 	ckpt = NULL;
-	if (itdb_session_end(db, sid, &end))
+	if (itdb_session_end(db, sid, &end) ||
+	    itdb_exec(db, it_capture_index_sql, "create the capture's indexes") ||
+	    analysis_session_finish(db, sid))
 		goto cleanup;
 	ret = IT_EXIT_OK;
 cleanup:

@@ -2,12 +2,14 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include "analyzer/analysis.h"
 #include "common/exit_codes.h"
 #include "common/log.h"
 #include "common/parse.h"
 #include "tracer/aggregates.h"
 #include "tracer/recorder.h"
 #include "cli/commands.h"
+#include "cli/db_schema.h"
 #include "cli/options.h"
 
 static void usage(FILE *f)
@@ -78,7 +80,8 @@ int cmd_record(int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{},
 	};
-	struct recorder_opts o = { .sysfs_root = "/", .mode = CAPTURE_THRESHOLD };
+	struct recorder_opts o = { .sysfs_root = "/", .mode = CAPTURE_THRESHOLD,
+				   .schema = &iommutrace_schema, .finish = analysis_session_finish };
 	int opt, list = 0, mode_given = 0;
 	const char *threshold = NULL, *flush = NULL;
 	uint64_t size;

@@ -9,6 +9,7 @@
 #include "common/log.h"
 #include "cli/analysis_options.h"
 #include "cli/commands.h"
+#include "cli/db_schema.h"
 #include "cli/options.h"
 
 static void usage(FILE *f)
@@ -86,7 +87,7 @@ int cmd_report(int argc, char **argv)
 
 	if (rc)
 		return rc > 0 ? IT_EXIT_OK : IT_EXIT_USAGE;
-	if (analysis_open(&a, o.db_path, o.session))
+	if (analysis_open(&a, o.db_path, &iommutrace_schema, o.session))
 		return IT_EXIT_FAILURE;
 	render_begin(&r, o.format, stdout, "report", o.db_path);
 	for (size_t i = 0; i < a.nsessions && !failed; i++)

@@ -4,10 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "analyzer/analysis.h"
 #include "common/child_report.h"
 #include "common/exit_codes.h"
 #include "common/log.h"
 #include "tracer/recorder.h"
+#include "cli/db_schema.h"
 #include "cli/self_record.h"
 
 struct store_ctx {
@@ -47,7 +49,8 @@ int self_record_run(int argc, char **argv, const struct self_record *r)
 				   .force_option = "--replace", .sysfs_root = "/",
 				   .mode = r->mode, .threshold_bytes = r->threshold_bytes,
 				   .command = command, .command_status = &status,
-				   .store_extra = store, .store_extra_ctx = &ctx };
+				   .store_extra = store, .store_extra_ctx = &ctx,
+				   .schema = &iommutrace_schema, .finish = analysis_session_finish };
 
 	if (!command || n < 0) {
 		log_error("%s", !command ? "out of memory"

@@ -10,8 +10,6 @@
 #include <unistd.h>
 #include "common/db.h"
 #include "common/db_checkpoint.h"
-#include "analyzer/lifetimes.h"
-#include "analyzer/views.h"
 #include "common/log.h"
 #include "common/out_path.h"
 #include "common/schema.h"
@@ -186,32 +184,6 @@ static int read_schema_version(sqlite3 *db, const char *path, long *version, cha
 	return ret;
 }
 
-/* Version 7 derived map_pieces from each session's maps and unmaps: done for the sessions a
- * migrated file has. */
-static int lifetimes_all(sqlite3 *db)
-{
-	sqlite3_stmt *st = itdb_prepare(db, "SELECT session_id FROM sessions ORDER BY session_id");
-	int rc = st ? 0 : -1;
-
-	while (!rc && sqlite3_step(st) == SQLITE_ROW)
-		rc = lifetimes_compute(db, sqlite3_column_int64(st, 0));
-	sqlite3_finalize(st);
-	return rc;
-}
-
-/* Whether map_runs exists without the columns version 6 added (versions 2 to 5). */
-static bool map_runs_before_v6(sqlite3 *db)
-{
-	sqlite3_stmt *st = itdb_prepare(db, "SELECT COUNT(*), IFNULL(SUM(name = 'exporter'), 0)"
-					" FROM pragma_table_info('map_runs')");
-	bool before = false;
-
-	if (st && sqlite3_step(st) == SQLITE_ROW)
-		before = sqlite3_column_int(st, 0) > 0 && sqlite3_column_int(st, 1) == 0;
-	sqlite3_finalize(st);
-	return before;
-}
-
 /* Whether the schema's tables are there already: in a file this process created, another one
  * that was given the same name at the same moment (an empty file opened by both) made them. */
 static bool has_tables(sqlite3 *db)
@@ -219,32 +191,55 @@ static bool has_tables(sqlite3 *db)
 	return pragma_int(db, "SELECT COUNT(*) FROM sqlite_master", 0) > 0;
 }
 
-/* Creates what is missing (new_file: in an empty file, which no one else may fill meanwhile);
- * from version 3 (the first with io tables) it alters those first, and map_runs where it lacks
- * version 6's columns. */
-static int create_schema(sqlite3 *db, long from_version, bool new_file)
+/* Runs each part's migrate step (before or after) that applies to a file of version from. */
+static int migrate_parts(sqlite3 *db, const struct itdb_schema *schema, long from, bool after)
 {
-	bool v3 = from_version == 3, v2_to_5 = map_runs_before_v6(db);
+	for (size_t i = 0; i < schema->nparts; i++) {
+		const struct itdb_schema_part *p = schema->parts[i];
+		int (*step)(sqlite3 *, long) = after ? p->after : p->before;
+
+		if (from >= p->since && step && step(db, from))
+			return -1;
+	}
+	return 0;
+}
+
+/* Runs the SQL of part. */
+static int create_part(sqlite3 *db, const struct itdb_schema_part *part)
+{
+	char context[64];
+
+	snprintf(context, sizeof(context), "create the %s schema", part->name);
+	for (const char *const *sql = part->sql; *sql; sql++)
+		if (itdb_exec(db, *sql, context))
+			return -1;
+	return 0;
+}
+
+/* Creates what schema has and the file lacks, in one transaction: a new file (from 0) whole, an
+ * older one's parts migrated (each part's steps before and after every part's SQL), and the
+ * version set. new_file: an empty file, which no one else may fill meanwhile. */
+static int create_schema(sqlite3 *db, const struct itdb_schema *schema, long from, bool new_file)
+{
 	char sql[256];
+	int rc;
 
 	snprintf(sql, sizeof(sql),
 		 "PRAGMA application_id = %d;"
 		 "INSERT OR REPLACE INTO meta(key, value) VALUES ('schema_version', '%d');",
 		 IT_APPLICATION_ID, IT_SCHEMA_VERSION);
 	/* IMMEDIATE: of two processes creating one new file, the second waits, then finds it made */
-	if (itdb_exec(db, new_file ? "BEGIN IMMEDIATE" : "BEGIN", "create schema") ||
-	    (new_file && has_tables(db) && (taken_meanwhile = true)) ||
-	    (v3 && itdb_exec(db, it_schema_v3_before_sql, "migrate schema 3")) ||
-	    (v2_to_5 && itdb_exec(db, it_schema_v5_before_sql, "migrate schema 5")) ||
-	    itdb_exec(db, it_schema_sql, "create schema") || analyzer_views_create(db) ||
-	    (v3 && itdb_exec(db, it_schema_v3_after_sql, "migrate schema 3")) ||
-	    (from_version && from_version < 7 && lifetimes_all(db)) ||
-	    itdb_exec(db, sql, "create schema") ||
-	    itdb_exec(db, "COMMIT", "create schema")) {
-		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);	/* the error is logged */
+	if (itdb_exec(db, new_file ? "BEGIN IMMEDIATE" : "BEGIN", "create the schema"))
 		return -1;
-	}
-	return 0;
+	rc = new_file && has_tables(db) && (taken_meanwhile = true);
+	rc = rc || migrate_parts(db, schema, from, false) || create_part(db, &it_core_schema);
+	for (size_t i = 0; !rc && i < schema->nparts; i++)
+		rc = create_part(db, schema->parts[i]);
+	rc = rc || migrate_parts(db, schema, from, true) ||
+	     itdb_exec(db, sql, "create the schema") || itdb_exec(db, "COMMIT", "create the schema");
+	if (rc)
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);	/* the error is logged */
+	return rc ? -1 : 0;
 }
 
 /* A file that exists with size 0 is treated as new (sqlite3 creates such files, and so may a
@@ -292,7 +287,7 @@ int itdb_check_append(const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot add a session to %s: %s", path, strerror(errno));
 		return -1;
 	}
-	db = itdb_open(path, ITDB_READ, err, errlen);	/* ours, and not newer */
+	db = itdb_open(path, ITDB_READ, NULL, err, errlen);	/* ours, and not newer */
 	if (!db)
 		return -1;
 	sqlite3_close(db);
@@ -301,8 +296,8 @@ int itdb_check_append(const char *path, char *err, size_t errlen)
 
 /* Sets db up for writing: WAL, checkpoints, and the schema created (a new file) or migrated (an
  * existing one of an older version). Returns 0, or -1 with one line for the user in err. */
-static int set_up_for_writing(sqlite3 *db, const char *path, int exists, bool new_file,
-			      long version, char *err, size_t errlen)
+static int set_up_for_writing(sqlite3 *db, const char *path, const struct itdb_schema *schema,
+			      int exists, bool new_file, long version, char *err, size_t errlen)
 {
 	const char *failed_to;
 	int rc;
@@ -337,12 +332,10 @@ static int set_up_for_writing(sqlite3 *db, const char *path, int exists, bool ne
 					   pragma_int(db, "PRAGMA page_size", 4096)))
 			log_debug("database %s: its pages stay in the page cache after checkpoints "
 				  "(no descriptor of it found in /proc/self/fd)", path);
-		/* versions 2, 3 and 5 added tables and views only: migrating is creating what
-		 * is missing; version 4 also added columns to version 3's io tables, version 6
-		 * to map_runs */
 		failed_to = exists ? "migrate the schema" : "create the schema";
 		if (!exists || version < IT_SCHEMA_VERSION)
-			rc = create_schema(db, exists ? version : 0, new_file && !exists);
+			rc = create_schema(db, schema ? schema : &(struct itdb_schema){ 0 },
+					   exists ? version : 0, new_file && !exists);
 	}
 	quiet = false;
 	if (!rc)
@@ -369,7 +362,8 @@ static void harden(sqlite3 *db)
 	sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
 }
 
-sqlite3 *itdb_open(const char *path, enum itdb_open_mode mode, char *err, size_t errlen)
+sqlite3 *itdb_open(const char *path, enum itdb_open_mode mode, const struct itdb_schema *schema,
+		   char *err, size_t errlen)
 {
 	sqlite3 *db = NULL;
 	int exists = file_has_content(path);
@@ -411,8 +405,8 @@ sqlite3 *itdb_open(const char *path, enum itdb_open_mode mode, char *err, size_t
 		goto fail;
 	if (mode == ITDB_READ)
 		return db;	/* an older version reads as it is: what it lacks is absent */
-	if (set_up_for_writing(db, path, exists, mode == ITDB_CREATE || mode == ITDB_CREATE_FORCE,
-			       version, err, errlen))
+	if (set_up_for_writing(db, path, schema, exists,
+			       mode == ITDB_CREATE || mode == ITDB_CREATE_FORCE, version, err, errlen))
 		goto fail;
 	return db;
 fail:
@@ -444,9 +438,10 @@ static int copy_into(sqlite3 *copy, sqlite3 *src, const char *path, char *err, s
 	return -1;
 }
 
-sqlite3 *itdb_open_copy(const char *path, char *err, size_t errlen)
+sqlite3 *itdb_open_copy(const char *path, const struct itdb_schema *schema, char *err,
+			size_t errlen)
 {
-	sqlite3 *src = itdb_open(path, ITDB_READ, err, errlen), *copy = NULL;
+	sqlite3 *src = itdb_open(path, ITDB_READ, NULL, err, errlen), *copy = NULL;
 	long version;
 
 	if (!src)
@@ -460,7 +455,7 @@ sqlite3 *itdb_open_copy(const char *path, char *err, size_t errlen)
 	harden(copy);
 	if (copy_into(copy, src, path, err, errlen) ||
 	    read_schema_version(copy, path, &version, err, errlen) ||
-	    set_up_for_writing(copy, path, 1, false, version, err, errlen))
+	    set_up_for_writing(copy, path, schema, 1, false, version, err, errlen))
 		goto fail;
 	sqlite3_close(src);
 	return copy;
@@ -544,7 +539,7 @@ int itdb_session_end(sqlite3 *db, int64_t session_id, const struct itdb_session_
 		" start_mono_ns = IFNULL(?, start_mono_ns), trace_clock = IFNULL(?, trace_clock)"
 		" WHERE session_id = ?";
 	sqlite3_stmt *st = itdb_prepare(db, sql);
-	int ret = -1;
+	int ret;
 
 	if (!st)
 		return -1;
@@ -558,15 +553,7 @@ int itdb_session_end(sqlite3 *db, int64_t session_id, const struct itdb_session_
 		sqlite3_bind_int64(st, 6, (sqlite3_int64)end->start_mono_ns);
 	itdb_bind_text(st, 7, end->trace_clock);
 	sqlite3_bind_int64(st, 8, session_id);
-	if (itdb_step_done(st, "mark session complete"))
-		goto cleanup;
-	if (itdb_exec(db, it_schema_index_sql, "create indexes"))
-		goto cleanup;
-	/* what the whole session's maps and unmaps imply, for the analyzer's views */
-	if (lifetimes_compute(db, session_id))
-		goto cleanup;
-	ret = 0;
-cleanup:
+	ret = itdb_step_done(st, "mark session complete");
 	sqlite3_finalize(st);
 	return ret;
 }

@@ -1,6 +1,7 @@
-/* The iommutrace database: open or create it with the schema, check that a file is ours and of a
- * version we read, and open/close sessions. WAL mode: readable by sqlite3 while a recorder writes,
- * and every committed transaction survives a killed writer. */
+/* The storage layer: open or create an iommutrace database from the schema parts its caller
+ * passes, check that a file is ours and of a version we read, statement helpers, and session
+ * rows. It knows no table but meta and sessions. WAL mode: readable by sqlite3 while a recorder
+ * writes, and every committed transaction survives a killed writer. */
 #ifndef IOMMUTRACE_DB_H
 #define IOMMUTRACE_DB_H
 
@@ -8,6 +9,25 @@
 #include <stdint.h>
 #include <stdbool.h>
 #include <sqlite3.h>
+
+/* One owner's part of the schema: its tables and views as of the current version, and the steps
+ * that bring a file of an older version there. */
+struct itdb_schema_part {
+	const char *name;		/* in messages: "capture", "io runs", ... */
+	int since;			/* the schema version the part appeared in */
+	const char *const *sql;		/* NULL-terminated; idempotent (IF NOT EXISTS, DROP first) */
+	/* For a file of version from, since <= from < IT_SCHEMA_VERSION: run before every part's
+	 * sql, and after it. NULL: nothing to do. 0, or -1 (logged). */
+	int (*before)(sqlite3 *db, long from);
+	int (*after)(sqlite3 *db, long from);
+};
+
+/* The parts of a database, in the order they are created (a part's views may read the tables of
+ * those before it). meta and sessions, the storage layer's own, come first by themselves. */
+struct itdb_schema {
+	const struct itdb_schema_part *const *parts;
+	size_t nparts;
+};
 
 enum itdb_open_mode {
 	ITDB_CREATE,		/* new file; refuse an existing one */
@@ -17,13 +37,17 @@ enum itdb_open_mode {
 	ITDB_MIGRATE,		/* existing iommutrace database, migrated when older (analyzer) */
 };
 
-/* Opens path. On failure returns NULL and writes one line for the user into err (what failed
- * and what to do). */
-sqlite3 *itdb_open(const char *path, enum itdb_open_mode mode, char *err, size_t errlen);
-/* Opens an in-memory copy of path (an iommutrace database, read as ITDB_READ does), migrated when
- * older: for analysing a file this process cannot write (read-only media, no permission). What
- * is written to the copy is lost at itdb_close. On failure returns NULL with one line in err. */
-sqlite3 *itdb_open_copy(const char *path, char *err, size_t errlen);
+/* Opens path. Every mode but ITDB_READ creates what schema has and the file lacks (a new file:
+ * all of it; an older version: migrated, in one transaction); ITDB_READ takes NULL. On failure
+ * returns NULL and writes one line for the user into err (what failed and what to do). */
+sqlite3 *itdb_open(const char *path, enum itdb_open_mode mode, const struct itdb_schema *schema,
+		   char *err, size_t errlen);
+/* Opens an in-memory copy of path (an iommutrace database, read as ITDB_READ does), migrated to
+ * schema when older: for analysing a file this process cannot write (read-only media, no
+ * permission). What is written to the copy is lost at itdb_close. On failure returns NULL with
+ * one line in err. */
+sqlite3 *itdb_open_copy(const char *path, const struct itdb_schema *schema, char *err,
+			size_t errlen);
 /* Checks, before any slow work, that itdb_open(path, ITDB_CREATE or, with force,
  * ITDB_CREATE_FORCE) can succeed: path absent (or force), and its directory writable. Returns 0,
  * or -1 with one line for the user in err, which names force_option (the command's option that
@@ -91,7 +115,8 @@ struct itdb_session_end {
 	uint64_t events_lost;
 };
 
-/* Marks the session complete and creates the indexes (after the bulk). */
+/* Marks the session complete; its owner then runs what follows the bulk (indexes, the analyzer's
+ * finishing step), explicitly. */
 int itdb_session_end(sqlite3 *db, int64_t session_id, const struct itdb_session_end *end);
 
 #endif

@@ -1,28 +1,33 @@
-/* The database schema: tables, views and the version they carry (meta.schema_version).
- * Documented column by column in docs/schema.md; keep both in step. */
+/* The schema's version and the parts of it that the layers below the analyzer write. Each part
+ * (struct itdb_schema_part, common/db.h) is one writer's tables and views; the storage layer
+ * creates and migrates a file from the list of parts its caller passes. Tables one layer writes
+ * and another reads are a contract, as bpf/iommutrace.h is between BPF and user space: their
+ * parts live here, one file per writer. Documented column by column in docs/schema.md; keep
+ * both in step. */
 #ifndef IOMMUTRACE_SCHEMA_H
 #define IOMMUTRACE_SCHEMA_H
 
-#define IT_SCHEMA_VERSION 8
+#include "common/db.h"
+
+#define IT_SCHEMA_VERSION 9
 #define IT_APPLICATION_ID 0x494f4d54 /* "IOMT" in PRAGMA application_id */
 
 /* SQL text: a nullable address column as hex text; NULL stays NULL (printf would print 0x0). */
 #define HEX(col) "CASE WHEN " col " IS NULL THEN NULL ELSE printf('0x%x', " col ") END"
 
-/* DDL creating every table and view of IT_SCHEMA_VERSION (idempotent: IF NOT EXISTS). */
-extern const char it_schema_sql[];
-/* Migrating a version 3 file (the first with io_* tables): before it_schema_sql, the columns
- * version 4 added to io tables and the views it changed dropped; after it, io_devices filled
- * from io_runs. Versions 1 and 2 had no io tables: it_schema_sql creates them whole. */
-extern const char it_schema_v3_before_sql[];
-extern const char it_schema_v3_after_sql[];
-/* Migrating a version 2 to 5 file (map_runs without the columns of imports): before
- * it_schema_sql, those columns added and the view that reads them dropped. */
-extern const char it_schema_v5_before_sql[];
-/* Indexes, created once the bulk of a session is written. The index of map_pieces is also made
- * again by the lifetimes sweep, which drops it for its bulk (analyzer/piece_writer.c). */
-#define IT_MAP_PIECES_BY_SESSION_SQL "CREATE INDEX IF NOT EXISTS map_pieces_by_session ON" \
-	" map_pieces(session_id, domain_ptr, mapped_ns)"
-extern const char it_schema_index_sql[];
+/* meta and sessions (schema_core.c): created by the storage layer itself, before any part. */
+extern const struct itdb_schema_part it_core_schema;
+/* The host's facts: boot options, IOMMU units, devices, BARs, BAR1s, groups (schema_host.c). */
+extern const struct itdb_schema_part it_host_schema;
+/* What record and import capture: maps, unmaps, driver pages, ... (schema_capture.c). */
+extern const struct itdb_schema_part it_capture_schema;
+/* map -o and io -o runs (schema_runs.c). */
+extern const struct itdb_schema_part it_map_runs_schema;
+extern const struct itdb_schema_part it_io_runs_schema;
+/* The parts above in the order they are created: what a database holds below the analyzer. */
+extern const struct itdb_schema it_recorded_schema;
+
+/* The capture's indexes, created once the bulk of a session is written (record, import). */
+extern const char it_capture_index_sql[];
 
 #endif

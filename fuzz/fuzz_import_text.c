@@ -28,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!import_text_stream(f, "fuzz",
 				&(struct ftrace_sink){ fuzz_sink_event, fuzz_sink_loss, w }, &st) &&
 	    !event_writer_finish(w))
-		itdb_session_end(db, sid, &end);
+		fuzz_session_end(db, sid, &end);
 out:
 	if (f)
 		fclose(f);

@@ -4,9 +4,12 @@
 #define IOMMUTRACE_FUZZ_SINK_H
 
 #include <stdlib.h>
+#include "analyzer/analysis.h"
 #include "common/db.h"
+#include "common/schema.h"
 #include "tracer/event_writer.h"
 #include "tracer/tep_events.h"
+#include "cli/db_schema.h"
 
 static inline int fuzz_sink_event(const struct it_event *e, void *ctx)
 {
@@ -25,10 +28,18 @@ static inline sqlite3 *fuzz_database(void)
 	char err[256];
 
 	if (!db)
-		db = itdb_open(":memory:", ITDB_CREATE_FORCE, err, sizeof(err));
+		db = itdb_open(":memory:", ITDB_CREATE_FORCE, &iommutrace_schema, err, sizeof(err));
 	if (!db)
 		abort();
 	return db;
+}
+
+/* Ends the session as `iommutrace import` does: complete, indexed, its lifetimes computed. */
+static inline void fuzz_session_end(sqlite3 *db, int64_t sid, const struct itdb_session_end *end)
+{
+	if (!itdb_session_end(db, sid, end) &&
+	    !itdb_exec(db, it_capture_index_sql, "create the capture's indexes"))
+		analysis_session_finish(db, sid);
 }
 
 #endif

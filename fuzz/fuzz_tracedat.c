@@ -40,7 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	w = event_writer_new(db, sid, NULL);
 	if (w && !import_tracedat(path, &(struct ftrace_sink){ fuzz_sink_event, fuzz_sink_loss, w },
 				  &st, &info, err, sizeof(err)) && !event_writer_finish(w))
-		itdb_session_end(db, sid, &end);
+		fuzz_session_end(db, sid, &end);
 	event_writer_free(w);
 	unlink(path);
 	return 0;

@@ -12,6 +12,7 @@
 #include <sqlite3.h>
 #include "common/db.h"
 #include "analyzer/lifetimes.h"
+#include "tests/full_schema.h"
 
 struct fixture_db {
 	char dir[64];
@@ -30,7 +31,7 @@ static inline void fixture_db_open(struct fixture_db *f, const char *name)
 	snprintf(f->dir, sizeof(f->dir), "/tmp/iommutrace-fixture-XXXXXX");
 	assert_non_null(mkdtemp(f->dir));
 	snprintf(f->path, sizeof(f->path), "%s/%s.db", f->dir, name);
-	f->db = itdb_open(f->path, ITDB_CREATE, err, sizeof(err));
+	f->db = itdb_open(f->path, ITDB_CREATE, &test_full_schema, err, sizeof(err));
 	assert_non_null(f->db);
 	snprintf(fixture, sizeof(fixture), "tests/fixtures/analyzer/%s.sql", name);
 	in = fopen(fixture, "r");

@@ -11,6 +11,7 @@
 #include "common/exit_codes.h"
 #include "common/log.h"
 #include "common/privilege.h"
+#include "common/schema.h"
 #include "tracer/aggregates.h"
 #include "tracer/bpf_capture.h"
 #include "tracer/event_writer.h"
@@ -344,7 +345,7 @@ int recorder_run(const struct recorder_opts *o)
 		goto cleanup;
 	ret = IT_EXIT_FAILURE;
 	db = itdb_open(o->db_path, o->append ? ITDB_APPEND : o->force ? ITDB_CREATE_FORCE : ITDB_CREATE,
-		       err, sizeof(err));
+		       o->schema, err, sizeof(err));
 	if (!db) {
 		log_error("%s", err);
 		goto cleanup;
@@ -408,7 +409,9 @@ finish:
 	ckpt = NULL;
 	if (o->store_extra && o->store_extra(db, sid, o->store_extra_ctx))
 		end.end_reason = "error";
-	if (itdb_session_end(db, sid, &end))
+	if (itdb_session_end(db, sid, &end) ||
+	    itdb_exec(db, it_capture_index_sql, "create the capture's indexes") ||
+	    (o->finish && o->finish(db, sid)))
 		goto cleanup;
 	print_summary(&st, o->db_path, (end.end_mono_ns - start) / 1e9, cap.name);
 	if (have_cmd && end.has_exit_status)

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sqlite3.h>
+#include "common/db.h"
 #include "tracer/bpf_capture.h"
 
 /* How often the counting modes' counts are stored unless recorder_opts.flush_interval_ns says */
@@ -15,6 +16,7 @@
 
 struct recorder_opts {
 	const char *db_path;
+	const struct itdb_schema *schema;	/* the parts the database is created with */
 	bool force;			/* replace an existing database */
 	bool append;			/* add the session to an existing database (or a new one) */
 	const char *force_option;	/* the option that sets force, for messages; NULL: --force */
@@ -35,6 +37,9 @@ struct recorder_opts {
 	 * more of the session (map -o: its parameters and measurements); returns 0 or -1 */
 	int (*store_extra)(sqlite3 *db, int64_t session_id, void *ctx);
 	void *store_extra_ctx;
+	/* if not NULL: run once the session is complete and indexed (the analyzer's finishing
+	 * step, analysis_session_finish); returns 0 or -1 */
+	int (*finish)(sqlite3 *db, int64_t session_id);
 };
 
 /* Records; returns an enum it_exit. */

@@ -28,6 +28,7 @@
 #include "tracer/bpf_capture.h"
 #include "tracer/event_writer.h"
 #include "tracer/probe_plan.h"
+#include "common/schema.h"
 
 struct fixture {
 	struct probe_plan plan;
@@ -46,7 +47,7 @@ static struct fixture *load_plan(struct fixture *f, const struct bpf_capture_opt
 	f->cap = bpf_capture_load(&f->plan, opts, err, sizeof(err));
 	if (!f->cap)
 		fail_msg("load failed: %s", err);
-	f->db = itdb_open(":memory:", ITDB_CREATE, err, sizeof(err));
+	f->db = itdb_open(":memory:", ITDB_CREATE, &it_recorded_schema, err, sizeof(err));
 	assert_non_null(f->db);
 	assert_int_equal(itdb_session_begin(f->db, &(struct itdb_session_info){
 		.kind = "record", .capture = "bpf" }, &f->sid), 0);

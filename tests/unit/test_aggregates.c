@@ -13,6 +13,7 @@
 #include "common/db.h"
 #include "tracer/aggregates.h"
 #include "tracer/event_writer.h"
+#include "common/schema.h"
 
 static struct agg_class class_of(uint32_t op, uint32_t size_log2, uint64_t count, uint64_t bytes,
 				 uint64_t pages)
@@ -117,7 +118,7 @@ static void delta_stops_on_error(void **state)
 static void settings_and_view(void **state)
 {
 	char err[256];
-	sqlite3 *db = itdb_open(":memory:", ITDB_CREATE, err, sizeof(err));
+	sqlite3 *db = itdb_open(":memory:", ITDB_CREATE, &it_recorded_schema, err, sizeof(err));
 	int64_t sid;
 
 	(void)state;
@@ -158,13 +159,13 @@ static void version_7_file_migrates(void **state)
 	(void)state;
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/v7.db", dir);
-	db = itdb_open(path, ITDB_CREATE, err, sizeof(err));
+	db = itdb_open(path, ITDB_CREATE, &it_recorded_schema, err, sizeof(err));
 	assert_non_null(db);
 	assert_int_equal(itdb_exec(db, "DROP VIEW map_aggregates_view; DROP TABLE map_aggregates;"
 				   " DROP TABLE capture_settings;"
 				   " UPDATE meta SET value = '7' WHERE key = 'schema_version'", "test"), 0);
 	itdb_close(db);
-	db = itdb_open(path, ITDB_APPEND, err, sizeof(err));
+	db = itdb_open(path, ITDB_APPEND, &it_recorded_schema, err, sizeof(err));
 	assert_non_null(db);
 	assert_string_equal(sql_rows(db, "SELECT group_concat(name) FROM (SELECT name FROM"
 				     " sqlite_master WHERE name IN ('capture_settings', 'map_aggregates',"

@@ -19,6 +19,7 @@
 #include "tests/vfs_shim.h"
 #include "common/db.h"
 #include "common/db_checkpoint.h"
+#include "common/schema.h"
 
 #define TMPFS_MAGIC 0x01021994
 #define BLOB (512 << 10)
@@ -88,7 +89,7 @@ static void checkpoints_come_every_32_mib_of_pages(void **state)
 	size_t bytes;
 	sqlite3 *db;
 
-	db = itdb_open(f->path, ITDB_CREATE, err, sizeof(err));
+	db = itdb_open(f->path, ITDB_CREATE, &it_recorded_schema, err, sizeof(err));
 	assert_non_null(db);
 	assert_string_equal(sql_rows(db, "PRAGMA page_size"), "16384;");
 	assert_int_equal(itdb_exec(db, "CREATE TABLE t(b BLOB)", "test"), 0);
@@ -100,7 +101,7 @@ static void checkpoints_come_every_32_mib_of_pages(void **state)
 	assert_int_equal(itdb_exec(db, "PRAGMA journal_mode = DELETE; PRAGMA page_size = 4096;"
 				   " VACUUM", "test"), 0);
 	assert_int_equal(itdb_close(db), 0);
-	db = itdb_open(f->path, ITDB_APPEND, err, sizeof(err));
+	db = itdb_open(f->path, ITDB_APPEND, &it_recorded_schema, err, sizeof(err));
 	assert_non_null(db);
 	assert_string_equal(sql_rows(db, "PRAGMA page_size"), "4096;");
 	bytes = bytes_until_checkpoint(db, f->path);
@@ -174,7 +175,7 @@ static int commit_32_mib(const char *path, int background, off_t *wal_max)
 	sqlite3 *db;
 
 	sync_count_begin();
-	db = itdb_open(path, ITDB_CREATE_FORCE, err, sizeof(err));
+	db = itdb_open(path, ITDB_CREATE_FORCE, &it_recorded_schema, err, sizeof(err));
 	assert_non_null(db);
 	if (background) {
 		c = db_checkpointer_start(db, 1 << 20, err, sizeof(err));
@@ -192,7 +193,7 @@ static int commit_32_mib(const char *path, int background, off_t *wal_max)
 	db_checkpointer_stop(c);
 	assert_int_equal(itdb_close(db), 0);
 	sync_count_end();
-	db = itdb_open(path, ITDB_READ, err, sizeof(err));
+	db = itdb_open(path, ITDB_READ, NULL, err, sizeof(err));
 	assert_non_null(db);
 	assert_string_equal(sql_rows(db, "SELECT count(*), sum(length(b)) FROM t"),
 			    "64|33554432;");
@@ -225,7 +226,7 @@ static void after_the_checkpointer_the_writer_checkpoints_itself(void **state)
 	sqlite3 *db;
 	size_t bytes;
 
-	db = itdb_open(f->path, ITDB_CREATE, err, sizeof(err));
+	db = itdb_open(f->path, ITDB_CREATE, &it_recorded_schema, err, sizeof(err));
 	assert_non_null(db);
 	db_checkpointer_stop(db_checkpointer_start(db, 4 << 20, err, sizeof(err)));
 	assert_int_equal(itdb_exec(db, "CREATE TABLE t(b BLOB)", "test"), 0);
@@ -265,7 +266,7 @@ enum checkpoints { SQLITE_OWN, DROPPING, DROPPING_IN_BACKGROUND };
 static void write_and_look(const char *path, enum checkpoints how, size_t head[2], size_t tail[2])
 {
 	char err[256], *buf = malloc(2 << 20);
-	sqlite3 *db = itdb_open(path, ITDB_CREATE_FORCE, err, sizeof(err));
+	sqlite3 *db = itdb_open(path, ITDB_CREATE_FORCE, &it_recorded_schema, err, sizeof(err));
 	struct db_checkpointer *c = NULL;
 	off_t size;
 	int fd;

@@ -13,6 +13,7 @@
 #include "tests/sql_rows.h"
 #include "tests/vfs_shim.h"
 #include "common/db.h"
+#include "common/schema.h"
 
 struct fixture {
 	char dir[64], path[96];
@@ -28,7 +29,7 @@ static int setup(void **state)
 	if (!mkdtemp(f->dir))
 		return -1;
 	snprintf(f->path, sizeof(f->path), "%s/x.db", f->dir);
-	db = itdb_open(f->path, ITDB_CREATE, err, sizeof(err));
+	db = itdb_open(f->path, ITDB_CREATE, &it_recorded_schema, err, sizeof(err));
 	if (!db || itdb_close(db))
 		return -1;
 	*state = f;
@@ -59,7 +60,7 @@ static sqlite3 *hold(const char *path, const char *lock_sql)
 static void expect_busy(const char *path, enum itdb_open_mode mode)
 {
 	char err[512];
-	sqlite3 *db = itdb_open(path, mode, err, sizeof(err));
+	sqlite3 *db = itdb_open(path, mode, &it_recorded_schema, err, sizeof(err));
 
 	assert_null(db);
 	print_message("%s\n", err);
@@ -114,7 +115,7 @@ static void unknown_versions_are_refused(void **state)
 	for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
 		set_version(f->path, values[i]);
 		for (int mode = ITDB_APPEND; mode <= ITDB_MIGRATE; mode++) {
-			db = itdb_open(f->path, mode, err, sizeof(err));
+			db = itdb_open(f->path, mode, &it_recorded_schema, err, sizeof(err));
 			if (db)
 				fail_msg("schema version %s opened (mode %d)", values[i], mode);
 			print_message("%s\n", err);
@@ -129,7 +130,7 @@ static void unknown_versions_are_refused(void **state)
 	}
 	/* a known older version is still migrated */
 	set_version(f->path, "'7'");
-	db = itdb_open(f->path, ITDB_MIGRATE, err, sizeof(err));
+	db = itdb_open(f->path, ITDB_MIGRATE, &it_recorded_schema, err, sizeof(err));
 	assert_non_null(db);
 	assert_string_equal(sql_rows(db, "SELECT value FROM meta WHERE key = 'schema_version'"),
 			    SCHEMA_VERSION_ROW);
@@ -160,7 +161,7 @@ static void close_fails_when_checkpoint_finds_disk_full(void **state)
 	sqlite3 *db;
 
 	vfs_shim_begin(full_db_open);
-	db = itdb_open(f->path, ITDB_APPEND, err, sizeof(err));
+	db = itdb_open(f->path, ITDB_APPEND, &it_recorded_schema, err, sizeof(err));
 	assert_non_null(db);
 	assert_int_equal(itdb_exec(db, "INSERT INTO sessions(kind, capture, tool_version)"
 				   " VALUES ('record', 'bpf', 'test')", "test"), 0);
@@ -176,7 +177,7 @@ static void zero_times_are_times(void **state)
 	struct fixture *f = *state;
 	char err[256];
 	int64_t sid, rec;
-	sqlite3 *db = itdb_open(f->path, ITDB_APPEND, err, sizeof(err));
+	sqlite3 *db = itdb_open(f->path, ITDB_APPEND, &it_recorded_schema, err, sizeof(err));
 
 	assert_non_null(db);
 	assert_int_equal(itdb_session_begin(db, &(struct itdb_session_info){

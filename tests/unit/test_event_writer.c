@@ -14,6 +14,7 @@
 #include "common/db.h"
 #include "common/leaf.h"
 #include "tracer/event_writer.h"
+#include "common/schema.h"
 
 struct fixture {
 	sqlite3 *db;
@@ -31,7 +32,7 @@ static int setup(void **state)
 	struct fixture *f = calloc(1, sizeof(*f));
 	char err[256];
 
-	f->db = itdb_open(":memory:", ITDB_CREATE, err, sizeof(err));
+	f->db = itdb_open(":memory:", ITDB_CREATE, &it_recorded_schema, err, sizeof(err));
 	assert_non_null(f->db);
 	assert_int_equal(itdb_session_begin(f->db, &(struct itdb_session_info){
 		.kind = "record", .capture = "bpf", .start_mono_ns = 1000 }, &f->sid), 0);
@@ -388,7 +389,7 @@ static void blocks_keep_no_statement_journal(void **state)
 	subjournal_count_begin();
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/x.db", dir);
-	db = itdb_open(path, ITDB_CREATE, err, sizeof(err));
+	db = itdb_open(path, ITDB_CREATE, &it_recorded_schema, err, sizeof(err));
 	assert_non_null(db);
 	assert_int_equal(itdb_session_begin(db, &(struct itdb_session_info){
 		.kind = "record", .capture = "bpf", .start_mono_ns = 1000 }, &sid), 0);
@@ -552,36 +553,36 @@ static void open_refuses_existing_foreign_and_newer_files(void **state)
 
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/x.db", dir);
-	db = itdb_open(path, ITDB_CREATE, err, sizeof(err));
+	db = itdb_open(path, ITDB_CREATE, &it_recorded_schema, err, sizeof(err));
 	assert_non_null(db);
 	itdb_close(db);
-	assert_null(itdb_open(path, ITDB_CREATE, err, sizeof(err)));
+	assert_null(itdb_open(path, ITDB_CREATE, &it_recorded_schema, err, sizeof(err)));
 	assert_non_null(strstr(err, "exists; use --force"));
-	db = itdb_open(path, ITDB_CREATE_FORCE, err, sizeof(err));
+	db = itdb_open(path, ITDB_CREATE_FORCE, &it_recorded_schema, err, sizeof(err));
 	assert_non_null(db);
 	/* a newer schema version is refused */
 	assert_int_equal(itdb_exec(db, "UPDATE meta SET value = '99'"
 				   " WHERE key = 'schema_version'", "test"), 0);
 	itdb_close(db);
-	assert_null(itdb_open(path, ITDB_READ, err, sizeof(err)));
+	assert_null(itdb_open(path, ITDB_READ, NULL, err, sizeof(err)));
 	assert_non_null(strstr(err, "schema version 99, newer"));
 	/* a SQLite file that is not ours */
 	unlink(path);
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db, "CREATE TABLE t(x)", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
-	assert_null(itdb_open(path, ITDB_READ, err, sizeof(err)));
+	assert_null(itdb_open(path, ITDB_READ, NULL, err, sizeof(err)));
 	assert_non_null(strstr(err, "is not an iommutrace database"));
 	/* a file that is not SQLite at all */
 	junk = fopen(path, "w");
 	assert_non_null(junk);
 	fputs("this is not a database, just text long enough to have a header\n", junk);
 	fclose(junk);
-	assert_null(itdb_open(path, ITDB_APPEND, err, sizeof(err)));
+	assert_null(itdb_open(path, ITDB_APPEND, &it_recorded_schema, err, sizeof(err)));
 	assert_non_null(strstr(err, "is not an iommutrace database"));
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/missing.db", dir);
-	assert_null(itdb_open(path, ITDB_READ, err, sizeof(err)));
+	assert_null(itdb_open(path, ITDB_READ, NULL, err, sizeof(err)));
 	assert_non_null(strstr(err, "No such file"));
 	rmdir(dir);
 }
@@ -596,26 +597,24 @@ static void open_migrates_version_1(void **state)
 
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/v1.db", dir);
-	db = itdb_open(path, ITDB_CREATE, err, sizeof(err));
+	db = itdb_open(path, ITDB_CREATE, &it_recorded_schema, err, sizeof(err));
 	assert_non_null(db);
 	assert_int_equal(itdb_exec(db, "DROP VIEW map_pages_check_view; DROP TABLE map_runs;"
 				   " DROP VIEW map_backing_bars_view; DROP TABLE map_dma_segments;"
-				   " DROP VIEW live_mappings_view; DROP VIEW live_bytes_view;"
-				   " DROP TABLE map_pieces; DROP TABLE map_pieces_state;"
 				   " DROP TABLE map_backing; DROP TABLE map_expected_pages;"
 				   " DROP VIEW map_aggregates_view; DROP TABLE map_aggregates;"
 				   " UPDATE meta SET value = '1' WHERE key = 'schema_version'", "test"), 0);
 	itdb_close(db);
-	db = itdb_open(path, ITDB_READ, err, sizeof(err));
+	db = itdb_open(path, ITDB_READ, NULL, err, sizeof(err));
 	assert_non_null(db);
 	assert_string_equal(sql_rows(db, tables), "map_pages_view;");
 	sqlite3_close(db);
-	db = itdb_open(path, ITDB_APPEND, err, sizeof(err));
+	db = itdb_open(path, ITDB_APPEND, &it_recorded_schema, err, sizeof(err));
 	assert_non_null(db);
 	assert_string_equal(sql_rows(db, tables), "map_aggregates,map_aggregates_view,"
 			    "map_backing,map_backing_bars_view,"
 			    "map_dma_segments,map_expected_pages,map_pages_check_view,map_pages_view,"
-			    "map_pieces,map_pieces_state,map_runs;");
+			    "map_runs;");
 	assert_string_equal(sql_rows(db, "SELECT value FROM meta WHERE key = 'schema_version'"),
 			    SCHEMA_VERSION_ROW);
 	itdb_close(db);
@@ -632,10 +631,9 @@ static void open_migrates_version_5(void **state)
 
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/v5.db", dir);
-	db = itdb_open(path, ITDB_CREATE, err, sizeof(err));
+	db = itdb_open(path, ITDB_CREATE, &it_recorded_schema, err, sizeof(err));
 	assert_non_null(db);
-	assert_int_equal(itdb_exec(db, "DROP VIEW report_map_runs_view;"
-				   " DROP VIEW map_pages_check_view; DROP VIEW map_backing_bars_view;"
+	assert_int_equal(itdb_exec(db, "DROP VIEW map_pages_check_view; DROP VIEW map_backing_bars_view;"
 				   " DROP TABLE map_dma_segments;"
 				   " ALTER TABLE map_runs DROP COLUMN phys_source;"
 				   " ALTER TABLE map_runs DROP COLUMN exporter;"
@@ -652,7 +650,7 @@ static void open_migrates_version_5(void **state)
 				   "  'bar', '0000:00:05.0', 4096, 0, 0, 1, 0, 1, 1);"
 				   " UPDATE meta SET value = '5' WHERE key = 'schema_version'", "test"), 0);
 	itdb_close(db);
-	db = itdb_open(path, ITDB_APPEND, err, sizeof(err));
+	db = itdb_open(path, ITDB_APPEND, &it_recorded_schema, err, sizeof(err));
 	assert_non_null(db);
 	assert_string_equal(sql_rows(db, "SELECT session_id, phys_source, exporter, dma_segments"
 				 " FROM map_runs ORDER BY session_id"),

@@ -500,7 +500,7 @@ static void cli_imports_fixture(void **state)
 	assert_int_equal(run_import(FIXTURE, "-o", db_path, NULL, NULL), 1);
 	assert_int_equal(access(db_path, F_OK), 0);
 	assert_int_equal(run_import(FIXTURE, "-o", db_path, "--force", NULL), 0);
-	db = itdb_open(db_path, ITDB_READ, err, sizeof(err));
+	db = itdb_open(db_path, ITDB_READ, NULL, err, sizeof(err));
 	assert_non_null(db);
 	assert_string_equal(sql_rows(db, "SELECT kind, capture, complete, end_reason, events_total,"
 				 " events_lost, end_mono_ns FROM sessions"),

@@ -449,7 +449,7 @@ static void cli_imports_tracedat(void **state)
 	snprintf(db_path, sizeof(db_path), "%s/out.db", tmpdir);
 	optind = 1;
 	assert_int_equal(cmd_import(4, argv), 0);
-	db = itdb_open(db_path, ITDB_READ, err, sizeof(err));
+	db = itdb_open(db_path, ITDB_READ, NULL, err, sizeof(err));
 	assert_non_null(db);
 	assert_string_equal(sql_rows(db, "SELECT kind, capture, source_path LIKE"
 				 " '/tmp/iommutrace-test-dat-%/trace.dat', complete, end_reason,"

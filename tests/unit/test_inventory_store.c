@@ -20,11 +20,12 @@ struct store_fixture {
 static int setup(void **state)
 {
 	struct store_fixture *f = calloc(1, sizeof(*f));
+	char err[256];
 
-	if (!f || sqlite3_open(":memory:", &f->db) != SQLITE_OK)
+	if (!f || !(f->db = itdb_open(":memory:", ITDB_CREATE, &it_recorded_schema, err,
+				      sizeof(err))))
 		return -1;
-	if (itdb_exec(f->db, it_schema_sql, "schema") ||
-	    itdb_exec(f->db, "INSERT INTO sessions(kind, capture, tool_version)"
+	if (itdb_exec(f->db, "INSERT INTO sessions(kind, capture, tool_version)"
 			     " VALUES ('record', 'bpf', 'test')", "session"))
 		return -1;
 	f->session_id = sqlite3_last_insert_rowid(f->db);

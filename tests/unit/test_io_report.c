@@ -93,7 +93,7 @@ static void stores_runs_points_and_buckets(void **state)
 	struct io_report r = { .run = the_run(), .npoints = 6 };
 	char err[256];
 	int64_t sid;
-	sqlite3 *db = itdb_open(":memory:", ITDB_CREATE, err, sizeof(err));
+	sqlite3 *db = itdb_open(":memory:", ITDB_CREATE, &it_recorded_schema, err, sizeof(err));
 
 	assert_non_null(db);
 	assert_int_equal(itdb_session_begin(db, &(struct itdb_session_info){
@@ -146,7 +146,7 @@ static void migrates_version_3_io_tables(void **state)
 
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/v3.db", dir);
-	db = itdb_open(path, ITDB_CREATE, err, sizeof(err));
+	db = itdb_open(path, ITDB_CREATE, &it_recorded_schema, err, sizeof(err));
 	assert_non_null(db);
 	assert_int_equal(itdb_session_begin(db, &(struct itdb_session_info){
 		.kind = "record", .capture = "bpf" }, &sid), 0);
@@ -177,7 +177,7 @@ static void migrates_version_3_io_tables(void **state)
 		"  100.0, 1, 1, 1, 1, 1);"
 		" UPDATE meta SET value = '3' WHERE key = 'schema_version'", "test"), 0);
 	itdb_close(db);
-	db = itdb_open(path, ITDB_APPEND, err, sizeof(err));
+	db = itdb_open(path, ITDB_APPEND, &it_recorded_schema, err, sizeof(err));
 	assert_non_null(db);
 	snprintf(version, sizeof(version), "%d;", IT_SCHEMA_VERSION);
 	assert_string_equal(sql_rows(db, "SELECT value FROM meta WHERE key = 'schema_version'"),

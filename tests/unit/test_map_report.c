@@ -15,6 +15,7 @@
 #include "common/db.h"
 #include "common/leaf.h"
 #include "probes/map_report.h"
+#include "common/schema.h"
 
 #define BAR_START 0x800000000ull
 #define M246 (246ull << 20)
@@ -76,7 +77,7 @@ static void refuses_truncated_and_foreign(void **state)
 static sqlite3 *session_db(int64_t *sid)
 {
 	char err[256];
-	sqlite3 *db = itdb_open(":memory:", ITDB_CREATE, err, sizeof(err));
+	sqlite3 *db = itdb_open(":memory:", ITDB_CREATE, &it_recorded_schema, err, sizeof(err));
 
 	assert_non_null(db);
 	assert_int_equal(itdb_session_begin(db, &(struct itdb_session_info){

@@ -18,6 +18,7 @@
 #include "common/schema.h"
 #include "analyzer/analysis.h"
 #include "tests/sql_rows.h"
+#include "tests/full_schema.h"
 
 #define FIXTURES "tests/fixtures/schema"
 
@@ -129,7 +130,7 @@ static void migrate_one(const char *name, const char *dir, const char *fresh)
 	assert_true(before[0] > 0);	/* a session, at least */
 	sqlite3_close(db);
 
-	assert_int_equal(analysis_open(&a, path, -1), 0);
+	assert_int_equal(analysis_open(&a, path, &test_full_schema, -1), 0);
 	analysis_close(&a);
 
 	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
@@ -161,12 +162,12 @@ static void every_earlier_version_migrates(void **state)
 	assert_non_null(mkdtemp(dir));
 	/* a new file of the current schema, with the analyzer's views, to hold the migrated ones to */
 	snprintf(fresh, sizeof(fresh), "%s/fresh.db", dir);
-	db = itdb_open(fresh, ITDB_CREATE, err, sizeof(err));
+	db = itdb_open(fresh, ITDB_CREATE, &test_full_schema, err, sizeof(err));
 	assert_non_null(db);
 	assert_int_equal(itdb_exec(db, "INSERT INTO sessions(session_id, kind, capture, tool_version)"
 				   " VALUES (1, 'record', 'bpf', 'test')", "test"), 0);
 	itdb_close(db);
-	assert_int_equal(analysis_open(&a, fresh, -1), 0);
+	assert_int_equal(analysis_open(&a, fresh, &test_full_schema, -1), 0);
 	analysis_close(&a);
 	d = opendir(FIXTURES);
 	assert_non_null(d);

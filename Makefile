@@ -56,8 +56,18 @@ deps:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null || exit 1; \
 	fi
 
-LIB_SRCS := $(wildcard common/*.c tracer/*.c analyzer/*.c probes/*.c nvme/*.c io/*.c) $(filter-out cli/main.c,$(wildcard cli/*.c))
-LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+# The layers, one static library each, each using only those below it: common, then tracer,
+# analyzer and harness (probes, nvme, io) beside each other, then cli. tests/check-layers fails
+# the build when a library names a symbol of one that is not below it.
+common_SRCS := $(wildcard common/*.c)
+tracer_SRCS := $(wildcard tracer/*.c)
+analyzer_SRCS := $(wildcard analyzer/*.c)
+harness_SRCS := $(wildcard probes/*.c nvme/*.c io/*.c)
+cli_SRCS := $(filter-out cli/main.c,$(wildcard cli/*.c))
+LAYERS := cli tracer analyzer harness common
+$(foreach l,$(LAYERS),$(eval $(l)_OBJS := $($(l)_SRCS:%.c=$(BUILD)/%.o)))
+# every library, in link order (a library before those it uses)
+LIBS := $(LAYERS:%=$(BUILD)/lib%.a)
 MAIN_OBJ := $(BUILD)/cli/main.o
 
 include fuzz/fuzz.mk
@@ -77,36 +87,51 @@ $(SKEL): $(BPF_OBJ)
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name iommutrace_bpf > $@
 
-# every user-space object may include the skeleton; depfiles track the rest
-$(BUILD)/%.o: %.c $(SKEL) | $(BUILD)
+# the skeleton is made before any object; depfiles then rebuild only the objects that include it
+$(BUILD)/%.o: %.c | $(SKEL) $(BUILD)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
-$(BUILD)/iommutrace: $(MAIN_OBJ) $(LIB_OBJS)
+.SECONDEXPANSION:
+$(BUILD)/lib%.a: $$($$*_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@
+	$(Q)$(AR) rcs $@ $^
+
+$(BUILD)/layers.ok: tests/check-layers $(LIBS)
+	$(call msg,CHECK,layers)
+	$(Q)tests/check-layers $(BUILD)
+	$(Q)touch $@
+
+$(BUILD)/iommutrace: $(MAIN_OBJ) $(LIBS) $(BUILD)/layers.ok
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+	$(Q)$(CC) $(LDFLAGS) $(MAIN_OBJ) $(LIBS) $(LDLIBS) -o $@
 
 $(BUILD):
 	$(Q)mkdir -p $@
 
-# Tests: one cmocka binary per tests/unit/test_*.c and tests/host/test_*.c, linked with the
-# library objects, with depfiles (a change to a tests/*.h header rebuilds its users). Host tests
-# need root and a BPF-capable kernel; they skip loudly otherwise.
+# Tests: one cmocka binary per tests/unit/test_*.c and tests/host/test_*.c, linked with its own
+# layer's library and those below it only (tests/layer-libs: the layers whose headers it
+# includes), so that a call up from the layer under test does not link; with depfiles (a change
+# to a tests/*.h header rebuilds its users). Host tests need root and a BPF-capable kernel; they
+# skip loudly otherwise.
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 HOST_SRCS := $(wildcard tests/host/test_*.c)
 HOST_BINS := $(HOST_SRCS:tests/host/%.c=$(BUILD)/tests/host_%)
 
-$(BUILD)/tests/host_%: tests/host/%.c $(LIB_OBJS) | $(BUILD)
+$(BUILD)/tests/host_%: tests/host/%.c tests/layer-libs $(LIBS) | $(BUILD)
 	$(call msg,TEST-CC,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS) -MMD -MP $(LDFLAGS) $< $(LIB_OBJS) $(LDLIBS) -lcmocka -o $@
+	$(Q)$(CC) $(CFLAGS) -MMD -MP $(LDFLAGS) $< $$(tests/layer-libs $(BUILD) $<) $(LDLIBS) \
+		-lcmocka -o $@
 
-$(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(BUILD)
+$(BUILD)/tests/%: tests/unit/%.c tests/layer-libs $(LIBS) | $(BUILD)
 	$(call msg,TEST-CC,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS) -MMD -MP $(LDFLAGS) $< $(LIB_OBJS) $(LDLIBS) -lcmocka -o $@
+	$(Q)$(CC) $(CFLAGS) -MMD -MP $(LDFLAGS) $< $$(tests/layer-libs $(BUILD) $<) $(LDLIBS) \
+		-lcmocka -o $@
 
 TEST_ENV := IOMMUTRACE=$(BUILD)/iommutrace \
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp UBSAN_OPTIONS=halt_on_error=1
@@ -144,9 +169,9 @@ demo: deps
 	@$(MAKE) --no-print-directory $(BUILD)/iommutrace
 	@tests/demo $(BUILD)
 
-# Benchmarks (issue 7): one program per bench/bench_*.c, linked with the library objects like the
-# tests, and the other bench/*.c as helpers; bench/run runs them (and bench/testbed when it is
-# there) and prints one table. BENCH_ARGS=--no-testbed skips the testbed, --profile profiles misses.
+# Benchmarks: one program per bench/bench_*.c, linked with every layer's library and the other
+# bench/*.c as helpers; bench/run runs them (and bench/testbed when it is there) and prints one
+# table. BENCH_ARGS=--no-testbed skips the testbed, --profile profiles misses.
 BENCH_SRCS := $(wildcard bench/bench_*.c)
 BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
 BENCH_HELPER_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(filter-out $(BENCH_SRCS),$(wildcard bench/*.c)))
@@ -154,10 +179,10 @@ BENCH_HELPER_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(filter-out $(BENCH_SRCS),$(wi
 # tests/host/test_bench_smoke.sh runs the host parts with small settings
 host-test: $(BENCH_BINS)
 
-$(BUILD)/bench/bench_%: bench/bench_%.c $(BENCH_HELPER_OBJS) $(LIB_OBJS) | $(BUILD)
+$(BUILD)/bench/bench_%: bench/bench_%.c $(BENCH_HELPER_OBJS) $(LIBS) | $(BUILD)
 	$(call msg,BENCH-CC,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS) -MMD -MP $(LDFLAGS) $< $(BENCH_HELPER_OBJS) $(LIB_OBJS) $(LDLIBS) -lpthread -o $@
+	$(Q)$(CC) $(CFLAGS) -MMD -MP $(LDFLAGS) $< $(BENCH_HELPER_OBJS) $(LIBS) $(LDLIBS) -lpthread -o $@
 
 bench: deps
 	@$(MAKE) --no-print-directory $(BUILD)/iommutrace $(BENCH_BINS)

@@ -8,16 +8,16 @@ FUZZ_SRCS := $(wildcard fuzz/fuzz_*.c)
 FUZZ_BINS := $(FUZZ_SRCS:fuzz/%.c=$(BUILD)/fuzz/%)
 FUZZ_REPLAYS := $(FUZZ_SRCS:fuzz/fuzz_%.c=$(BUILD)/fuzz/replay_%)
 
-$(BUILD)/fuzz/replay_%: fuzz/fuzz_%.c fuzz/replay_main.c $(wildcard fuzz/*.h) $(LIB_OBJS) | $(BUILD)
+$(BUILD)/fuzz/replay_%: fuzz/fuzz_%.c fuzz/replay_main.c $(wildcard fuzz/*.h) $(LIBS) | $(BUILD)
 	$(call msg,FUZZ-CC,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS) -DFUZZ_TARGET='"$*"' $(LDFLAGS) $< fuzz/replay_main.c $(LIB_OBJS) \
+	$(Q)$(CC) $(CFLAGS) -DFUZZ_TARGET='"$*"' $(LDFLAGS) $< fuzz/replay_main.c $(LIBS) \
 		$(LDLIBS) -o $@
 
-$(BUILD)/fuzz/fuzz_%: fuzz/fuzz_%.c $(wildcard fuzz/*.h) $(LIB_OBJS) | $(BUILD)
+$(BUILD)/fuzz/fuzz_%: fuzz/fuzz_%.c $(wildcard fuzz/*.h) $(LIBS) | $(BUILD)
 	$(call msg,FUZZ-CC,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS) -fsanitize=fuzzer $(LDFLAGS) $< $(LIB_OBJS) $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) -fsanitize=fuzzer $(LDFLAGS) $< $(LIBS) $(LDLIBS) -o $@
 
 fuzz: deps
 	@$(MAKE) --no-print-directory FUZZ=1 fuzz-run

@@ -1,6 +1,7 @@
 /* Opening the database, the schema version check, and session rows. */
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,14 +19,74 @@
 /* How long a statement waits for another connection's lock before it fails busy */
 #define BUSY_TIMEOUT_MS 5000
 
-/* Once a disk was found full, what fails after it in this process is its consequence */
-static bool disk_full_said;
-/* while itdb_open sets up the file and its schema: its caller says what failed (the first
- * failure, kept here: after the ROLLBACK sqlite3_errmsg says something else), from err */
-static bool quiet, quiet_busy;
-static char quiet_msg[256];
-/* create_schema found the new file made by another process */
-static bool taken_meanwhile;
+/* What this layer keeps for a connection it opened, found by its handle. */
+struct conn {
+	sqlite3 *db;
+	/* a full disk was said: what fails after it is its consequence, said at debug level */
+	bool disk_full_said;
+	/* while itdb_open sets the connection up, its caller says what failed, from the first
+	 * failure kept here (after a ROLLBACK, sqlite3_errmsg says something else) */
+	bool quiet, quiet_busy;
+	char quiet_msg[256];
+	bool taken_meanwhile;	/* create_schema found the new file made by another process */
+	struct conn *next;
+};
+
+static struct conn *conns;
+static pthread_mutex_t conns_lock = PTHREAD_MUTEX_INITIALIZER;
+/* for connections this layer did not open (SQLite's own, a test's): one state for them all */
+static struct conn others;
+
+static struct conn *conn_of(sqlite3 *db)
+{
+	struct conn *c;
+
+	pthread_mutex_lock(&conns_lock);
+	for (c = conns; c && c->db != db; c = c->next)
+		;
+	pthread_mutex_unlock(&conns_lock);
+	return c ? c : &others;
+}
+
+/* Forgets db's state (closed, or about to be). */
+static void conn_forget(sqlite3 *db)
+{
+	struct conn **p, *gone = NULL;
+
+	pthread_mutex_lock(&conns_lock);
+	for (p = &conns; *p && (*p)->db != db; p = &(*p)->next)
+		;
+	if (*p) {
+		gone = *p;
+		*p = gone->next;
+	}
+	pthread_mutex_unlock(&conns_lock);
+	free(gone);
+}
+
+/* A fresh state for db (a handle closed without itdb_close may come back at the same address).
+ * NULL when out of memory. */
+static struct conn *conn_add(sqlite3 *db)
+{
+	struct conn *c = calloc(1, sizeof(*c));
+
+	conn_forget(db);
+	if (!c)
+		return NULL;
+	c->db = db;
+	pthread_mutex_lock(&conns_lock);
+	c->next = conns;
+	conns = c;
+	pthread_mutex_unlock(&conns_lock);
+	return c;
+}
+
+/* Closes a connection this layer opened, without a checkpoint. */
+static void conn_close(sqlite3 *db)
+{
+	conn_forget(db);
+	sqlite3_close(db);
+}
 
 /* Whether db's last failure was another connection's lock, held past the busy timeout. */
 static bool failed_busy(sqlite3 *db)
@@ -47,31 +108,27 @@ static void say_busy(const char *path, char *err, size_t errlen)
 void itdb_log_failure(sqlite3 *db, const char *context, const char *msg)
 {
 	const char *file = sqlite3_db_filename(db, "main");
+	struct conn *c = conn_of(db);
 
-	if (quiet) {
-		disk_full_said |= (sqlite3_extended_errcode(db) & 0xff) == SQLITE_FULL;
-		quiet_busy |= failed_busy(db);
-		if (!quiet_msg[0])
-			snprintf(quiet_msg, sizeof(quiet_msg), "%s: %s", context, msg);
+	if (c->quiet) {
+		c->disk_full_said |= (sqlite3_extended_errcode(db) & 0xff) == SQLITE_FULL;
+		c->quiet_busy |= failed_busy(db);
+		if (!c->quiet_msg[0])
+			snprintf(c->quiet_msg, sizeof(c->quiet_msg), "%s: %s", context, msg);
 		log_debug("database: %s: %s", context, msg);
 		return;
 	}
-	if (disk_full_said) {
+	if (c->disk_full_said) {
 		log_debug("database: %s: %s (after the disk filled up)", context, msg);
 		return;
 	}
 	if ((sqlite3_extended_errcode(db) & 0xff) == SQLITE_FULL) {
-		disk_full_said = true;
+		c->disk_full_said = true;
 		log_error("database %s: its disk is full (%s): stopped there; free space and run "
 			  "again", file && *file ? file : "in memory", context);
 		return;
 	}
 	log_error("database: %s: %s", context, msg);
-}
-
-bool itdb_disk_full(void)
-{
-	return disk_full_said;
 }
 
 int itdb_exec(sqlite3 *db, const char *sql, const char *context)
@@ -231,7 +288,7 @@ static int create_schema(sqlite3 *db, const struct itdb_schema *schema, long fro
 	/* IMMEDIATE: of two processes creating one new file, the second waits, then finds it made */
 	if (itdb_exec(db, new_file ? "BEGIN IMMEDIATE" : "BEGIN", "create the schema"))
 		return -1;
-	rc = new_file && has_tables(db) && (taken_meanwhile = true);
+	rc = new_file && has_tables(db) && (conn_of(db)->taken_meanwhile = true);
 	rc = rc || migrate_parts(db, schema, from, false) || create_part(db, &it_core_schema);
 	for (size_t i = 0; !rc && i < schema->nparts; i++)
 		rc = create_part(db, schema->parts[i]);
@@ -290,7 +347,7 @@ int itdb_check_append(const char *path, char *err, size_t errlen)
 	db = itdb_open(path, ITDB_READ, NULL, err, errlen);	/* ours, and not newer */
 	if (!db)
 		return -1;
-	sqlite3_close(db);
+	conn_close(db);
 	return 0;
 }
 
@@ -300,29 +357,19 @@ static int set_up_for_writing(sqlite3 *db, const char *path, const struct itdb_s
 			      int exists, bool new_file, long version, char *err, size_t errlen)
 {
 	const char *failed_to;
+	struct conn *c;
 	int rc;
 
-	/* WAL: readers (sqlite3, report) see every committed batch while we write, and a killed
-	 * writer loses only the open transaction: a commit is in the -wal file (the kernel's page
-	 * cache) before COMMIT returns, so a process crash at any moment keeps it. NORMAL sync
-	 * fsyncs at checkpoints only: a power loss may drop the last commits but never corrupts
-	 * the file (OFF could; FULL would fsync every batch for no gain against a killed
-	 * recorder). Foreign keys are not enforced: their check on every inserted row cost the
-	 * recorder about 13% of its instructions, and every row's session_id comes from
-	 * itdb_session_begin. The page cache is bounded (2000 KiB, SQLite's default, said here
-	 * because the recorder's memory bound counts it); a larger one measured no faster. A
-	 * checkpoint every 32 MiB of pages (the -wal file, on disk; 8192 pages of 4 KiB) rather
-	 * than every 1000 pages makes a fifth of the fsyncs at 4 KiB, which stall the recorder:
-	 * 0.26 s instead of 0.48 s per 2 M events measured (record and import now leave them to a
-	 * thread of their own); each then drops the pages it wrote from the kernel's page cache
-	 * (db_checkpoint.h). A new file gets pages of 16 KiB rather
-	 * than 4: the 10 M-event load went in 15 to 23% faster and its session end took 25% less
-	 * (fewer pages per row: fewer -wal frames, page fetches and write calls), for 4% more
-	 * instructions. */
-	quiet = true;
-	quiet_busy = false;
-	quiet_msg[0] = '\0';
-	taken_meanwhile = false;
+	/* WAL: readers see every committed batch while we write, and a killed writer loses only
+	 * its open transaction. NORMAL: fsyncs at checkpoints only; a power loss may drop the last
+	 * commits, never corrupt the file. Foreign keys unenforced: every session_id comes from
+	 * itdb_session_begin, and the check costs each row. The page cache at SQLite's default,
+	 * said because the recorder's memory bound counts it. 16 KiB pages for a new file: fewer
+	 * pages, -wal frames and writes per row. Checkpoints every DB_CHECKPOINT_BYTES, each
+	 * dropping what it wrote from the page cache (db_checkpoint.h). docs/performance.md has
+	 * the measurements behind each choice. */
+	c = conn_of(db);
+	c->quiet = true;
 	failed_to = "set the page size and WAL journal mode";
 	rc = (!exists && itdb_exec(db, "PRAGMA page_size = 16384", "set page size")) ||
 	     itdb_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
@@ -337,19 +384,19 @@ static int set_up_for_writing(sqlite3 *db, const char *path, const struct itdb_s
 			rc = create_schema(db, schema ? schema : &(struct itdb_schema){ 0 },
 					   exists ? version : 0, new_file && !exists);
 	}
-	quiet = false;
+	c->quiet = false;
 	if (!rc)
 		return 0;
 	/* a file found empty that another process holds or filled: that process's new database */
-	if (taken_meanwhile || (quiet_busy && new_file && !exists))
+	if (c->taken_meanwhile || (c->quiet_busy && new_file && !exists))
 		snprintf(err, errlen, "%s was created by another process meanwhile: nothing written to"
 			 " it; choose another name", path);
-	else if (quiet_busy)
+	else if (c->quiet_busy)
 		say_busy(path, err, errlen);
 	else
 		snprintf(err, errlen, "%s: cannot %s: %s", path, failed_to,
-			 disk_full_said ? "its disk is full; free space and run again" :
-			 quiet_msg[0] ? quiet_msg : sqlite3_errmsg(db));
+			 c->disk_full_said ? "its disk is full; free space and run again" :
+			 c->quiet_msg[0] ? c->quiet_msg : sqlite3_errmsg(db));
 	return -1;
 }
 
@@ -398,6 +445,10 @@ sqlite3 *itdb_open(const char *path, enum itdb_open_mode mode, const struct itdb
 			 db ? sqlite3_errmsg(db) : "out of memory");
 		goto fail;
 	}
+	if (!conn_add(db)) {
+		snprintf(err, errlen, "cannot open %s: out of memory", path);
+		goto fail;
+	}
 	sqlite3_extended_result_codes(db, 1);
 	sqlite3_busy_timeout(db, BUSY_TIMEOUT_MS);
 	harden(db);
@@ -410,7 +461,7 @@ sqlite3 *itdb_open(const char *path, enum itdb_open_mode mode, const struct itdb
 		goto fail;
 	return db;
 fail:
-	sqlite3_close(db);
+	conn_close(db);
 	return NULL;
 }
 
@@ -447,7 +498,7 @@ sqlite3 *itdb_open_copy(const char *path, const struct itdb_schema *schema, char
 	if (!src)
 		return NULL;
 	if (sqlite3_open_v2(":memory:", &copy, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
-	    SQLITE_OK) {
+	    SQLITE_OK || !conn_add(copy)) {
 		snprintf(err, errlen, "cannot copy %s into memory: out of memory", path);
 		goto fail;
 	}
@@ -457,11 +508,11 @@ sqlite3 *itdb_open_copy(const char *path, const struct itdb_schema *schema, char
 	    read_schema_version(copy, path, &version, err, errlen) ||
 	    set_up_for_writing(copy, path, schema, 1, false, version, err, errlen))
 		goto fail;
-	sqlite3_close(src);
+	conn_close(src);
 	return copy;
 fail:
-	sqlite3_close(copy);
-	sqlite3_close(src);
+	conn_close(copy);
+	conn_close(src);
 	return NULL;
 }
 
@@ -488,8 +539,9 @@ int itdb_close(sqlite3 *db)
 	}
 	if (sqlite3_close(db) != SQLITE_OK) {
 		itdb_log_failure(db, "close", sqlite3_errmsg(db));
-		return -1;
+		ret = -1;
 	}
+	conn_forget(db);
 	return ret;
 }
 

@@ -69,12 +69,10 @@ int itdb_close(sqlite3 *db);
 
 /* Runs sql (no parameters); on error logs what failed with context and returns -1. */
 int itdb_exec(sqlite3 *db, const char *sql, const char *context);
-/* Says in one line that CONTEXT failed with msg. A full disk is said once, with what to do
- * (what was committed before stays: WAL); whatever fails after it, its consequence, only at
- * debug level (-v). */
+/* Says in one line that CONTEXT failed with msg. A full disk is said once per connection, with
+ * what to do (what was committed before stays: WAL); whatever fails on that connection after it,
+ * its consequence, only at debug level (-v). */
 void itdb_log_failure(sqlite3 *db, const char *context, const char *msg);
-/* True once a full disk was said. */
-bool itdb_disk_full(void);
 /* Prepares sql or logs and returns NULL. */
 sqlite3_stmt *itdb_prepare(sqlite3 *db, const char *sql);
 

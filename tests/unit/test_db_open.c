@@ -1,6 +1,7 @@
 /* A database is untrusted input (common/db.h): a file another process holds locked is said to be
  * busy, not foreign; a schema version that is not a number this iommutrace knows is refused in one
- * line; a checkpoint that fails on a full disk fails the close; timestamps of 0 are times. */
+ * line; a checkpoint that fails on a full disk fails the close, and a full disk is said once per
+ * connection; timestamps of 0 are times. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -171,6 +172,52 @@ static void close_fails_when_checkpoint_finds_disk_full(void **state)
 	vfs_shim_end();
 }
 
+/* Fills the -wal of a new connection to f's file and checkpoints it onto a full disk twice, then
+ * closes: the connection says the full disk once, whatever fails on it after. */
+static void fill_on_full_disk(struct fixture *f)
+{
+	char err[256];
+	sqlite3 *db = itdb_open(f->path, ITDB_APPEND, &it_recorded_schema, err, sizeof(err));
+
+	assert_non_null(db);
+	assert_int_equal(itdb_exec(db, "INSERT INTO sessions(kind, capture, tool_version)"
+				   " VALUES ('record', 'bpf', 'test')", "test"), 0);
+	disk_full = 1;
+	assert_int_equal(itdb_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)", "checkpoint"), -1);
+	assert_int_equal(itdb_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)", "checkpoint"), -1);
+	assert_int_equal(itdb_close(db), -1);
+	disk_full = 0;
+}
+
+/* A full disk is said once per connection (what fails after it on that connection is its
+ * consequence), and again on another connection: the state is the connection's. */
+static void full_disk_is_said_once_per_connection(void **state)
+{
+	struct fixture *f = *state;
+	char said[4096] = "", *at;
+	int saved = dup(2), n = 0;
+	FILE *log = tmpfile();
+	size_t len;
+
+	assert_non_null(log);
+	fflush(stderr);
+	dup2(fileno(log), 2);
+	vfs_shim_begin(full_db_open);
+	fill_on_full_disk(f);
+	fill_on_full_disk(f);
+	vfs_shim_end();
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(log);
+	len = fread(said, 1, sizeof(said) - 1, log);
+	said[len] = '\0';
+	fclose(log);
+	for (at = said; (at = strstr(at, "its disk is full")); at++)
+		n++;
+	assert_int_equal(n, 2);
+}
+
 /* A trace that starts at 0 (a boot-time trace): its start is 0, not unknown. */
 static void zero_times_are_times(void **state)
 {
@@ -201,8 +248,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(write_lock_is_busy, setup, teardown),
 		cmocka_unit_test_setup_teardown(unknown_versions_are_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(zero_times_are_times, setup, teardown),
-		/* last: the process then knows its disk as full (itdb_disk_full) */
 		cmocka_unit_test_setup_teardown(close_fails_when_checkpoint_finds_disk_full, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(full_disk_is_said_once_per_connection, setup,
 						teardown),
 	};
 

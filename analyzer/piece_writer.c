@@ -34,10 +34,10 @@ struct piece_writer {
 };
 
 /* Our indexes of map_pieces, dropped for the sweep (marked in dropped) and made again after it:
- * one sort per index instead of a B-tree descent per piece, several times faster for millions
- * of pieces. SQLite drops nothing while another statement of the connection runs (a caller
- * looping over sessions): then the indexes stay, and the sweep is only slower; so does an index
- * of map_pieces that is not ours. */
+ * one sort per index instead of a B-tree descent per piece, far cheaper for millions of pieces.
+ * SQLite drops nothing while another statement of the connection runs (a caller looping over
+ * sessions): then the indexes stay, and the sweep is only slower; so does an index of map_pieces
+ * that is not ours. */
 static int drop_piece_indexes(sqlite3 *db, bool *dropped)
 {
 	sqlite3_stmt *st = itdb_prepare(db, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index'"

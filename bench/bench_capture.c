@@ -37,7 +37,7 @@
 #define MAX_STEPS 14
 #define BISECTIONS 3
 /* events per test run of replay_map_unmap: at 2 M events/s a run every 16 us, fine enough a step
- * for the pacing, and the test run's own cost (a syscall, microseconds here) spread thin */
+ * for the pacing, and the test run's own cost (a syscall) spread thin */
 #define REPLAY_BATCH 32
 /* events test-run one at a time (bpftrace's) between two looks at the clock */
 #define PACE_EVERY 32
@@ -47,8 +47,7 @@
 /* Shared by the consumer's thread and the generator's: on cache lines of its own (aligned), and
  * written by the generator only as it stops. When it shared a line with the consumer's counters
  * on the same stack, the generator's pacing loop reading it (and a store after each test run)
- * cost the consumer that line taken back from the other CPU for each event it counted: about 7%
- * of the consumer CPU's samples, on that one instruction. */
+ * cost the consumer that line taken back from the other CPU for each event it counted. */
 struct __attribute__((aligned(64))) generator {
 	int replay_fd;			/* ours: replay_map_unmap; -1: map_fd/unmap_fd per event */
 	int map_fd, unmap_fd;

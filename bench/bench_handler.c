@@ -35,8 +35,7 @@
 #define REPLAY_DRAIN_EVENTS 8192
 /* our ring buffers, the recorder's default size, and the records that fill one: each is written
  * through once before the rounds, as a recorder's is after its first 16 MiB (a page written for
- * the first time costs more, most in a VM: the first rounds of a short run measured several
- * times the later ones) */
+ * the first time costs more, most in a VM, and would inflate the first rounds) */
 #define RING_BYTES (16u << 20)
 #define RING_RECORDS (RING_BYTES / IT_RECORD_BYTES)
 #define ROUNDS 4

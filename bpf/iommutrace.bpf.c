@@ -29,7 +29,7 @@ const volatile __u32 domain_slot_size_arg[IT_DOMAIN_SLOTS];
  * drops the code a mode does not use */
 const volatile __u32 capture_mode = IT_MODE_PER_EVENT;
 /* 0 with --tracepoints-only: no program records the thread's core calls, so the handlers do not
- * look them up (a lookup in domain_by_call costs about 35 ns) */
+ * look them up (a hash lookup in domain_by_call, paid by every record) */
 const volatile __u32 domain_calls = 1;
 /* The kinds of call (bits 1 << enum it_domain_call: map, unmap) whose domain the driver's own
  * map_pages/unmap_pages calls give: their programs note themselves in driver_calls, and the
@@ -75,10 +75,10 @@ struct {
 } domain_by_call SEC(".maps");
 
 /* For driver_domains: the last driver call of each kind on each CPU (struct it_driver_call). Per
- * CPU rather than per thread: its lookup costs a fraction of one in the LRU hash, and the
- * driver call and the tracepoint that follows it run on one CPU, with nothing that sleeps in
- * between; a thread moved or preempted there finds another thread's call (tid) and takes no
- * domain. */
+ * CPU rather than per thread: its lookup is an array index, far cheaper than one in the LRU
+ * hash, and the driver call and the tracepoint that follows it run on one CPU, with nothing that
+ * sleeps in between; a thread moved or preempted there finds another thread's call (tid) and
+ * takes no domain. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, IT_CALL_ATTACH + 1);
@@ -158,9 +158,9 @@ static __always_inline void submit(struct it_event *e)
 
 /* A record of kind stamped with the time and the current thread, or NULL when the ring buffer is
  * full (counted in drops). The thread is read from its task_struct: its comm in two 8-byte
- * loads (TASK_COMM_LEN is 16, the last byte always NUL) rather than by bpf_get_current_comm(),
- * which cost 70 ns here, more than the ring buffer; its ids as bpf_get_current_pid_tgid() gives
- * them, into *id when id is not NULL. */
+ * loads (TASK_COMM_LEN is 16, the last byte always NUL) rather than by bpf_get_current_comm(), a
+ * helper call that copies it, dearer than the ring buffer record; its ids as
+ * bpf_get_current_pid_tgid() gives them, into *id when id is not NULL. */
 static __always_inline struct it_event *reserve(__u32 kind, __u32 probe_id, __u64 *id)
 {
 	struct it_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
@@ -432,10 +432,9 @@ static __always_inline int on_domain_call(__u64 domain, __u64 size, __u32 slot)
 	call = domain_slot_call[slot];
 	key = domain_call_key(call, bpf_get_current_pid_tgid());
 	/* A thread's entry is written in place once it exists: an update of the LRU hash takes
-	 * its locks and swaps in a new element, which cost more than the whole ring buffer
-	 * record of a tracepoint (in the testbed: 1.1 us per call, and a map or unmap runs two
-	 * of these functions nested). Only this thread (and its interrupts, under other keys
-	 * unless the same kind nests) writes the entry. */
+	 * its locks and swaps in a new element, costly per call (and a map or unmap runs two of
+	 * these functions nested). Only this thread (and its interrupts, under other keys unless
+	 * the same kind nests) writes the entry. */
 	cs = bpf_map_lookup_elem(&domain_by_call, &key);
 	if (cs) {
 		cs->domain = domain;
@@ -529,7 +528,7 @@ static __always_inline __u64 let_go_what(bool keep, __u32 call, __u32 probe_id, 
 /* Lets one held driver call go (what: let_go_what). Global, not inline, so that the verifier
  * checks it once: inline, the loop of release_driver_calls repeated it in every program that
  * lets held calls go, once per pending slot, and loading the threshold mode's iommu:map and
- * iommu:unmap programs took 0.95 and 0.81 s in the testbed. Keep the loop free of branches: one
+ * iommu:unmap programs kept the verifier busy for long. Keep the loop free of branches: one
  * that took the log2 of each page size there made the 6.1 verifier give up (a million
  * instructions processed). */
 __noinline int let_go_driver_call(__u64 what, __u64 domain, __u64 iova, __u64 paddr,

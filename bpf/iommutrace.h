@@ -204,10 +204,10 @@ struct it_agg_value {
 
 /* The counting fast path: IT_AGG_SLOTS slots, direct-mapped by it_agg_slot_of(key), each naming
  * one class (agg_slot_keys, written by user space alone) and counting it per CPU
- * (agg_slot_counts, written by the programs alone). A lookup in an array costs the programs a
- * few ns where one in the per-CPU hash costs about 40. A class is counted in the hash until user
- * space, at a flush, publishes it in its free slot: the key with ready 0, then again with ready
- * 1 (the second write changes no byte of the key, and x86 keeps stores in order, so a program
+ * (agg_slot_counts, written by the programs alone). An array lookup is an index, far cheaper
+ * than hashing and comparing the key in the per-CPU hash. A class is counted in the hash until
+ * user space, at a flush, publishes it in its free slot: the key with ready 0, then again with
+ * ready 1 (the second write changes no byte of the key, and x86 keeps stores in order, so a program
  * never sees a ready slot with a key half written). A slot, once published, names its class for
  * the rest of the capture; a class whose slot another holds stays in the hash. */
 #define IT_AGG_SLOTS 256

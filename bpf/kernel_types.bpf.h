@@ -47,8 +47,8 @@ struct device {
 	struct iommu_group *iommu_group;
 };
 
-/* the thread a record is stamped with: read directly (bpf_get_current_task_btf), which costs a
- * few loads where bpf_get_current_comm() copies the name byte by byte */
+/* the thread a record is stamped with: read directly (bpf_get_current_task_btf), in plain loads
+ * rather than by bpf_get_current_comm(), a helper call that copies the name */
 struct task_struct {
 	int pid;
 	int tgid;

@@ -1,16 +1,15 @@
 /* Checkpoints of a connection that writes the database, and the kernel's page cache behind them.
  *
- * A recorder writes its database at up to a hundred MB/s for as long as the trace runs. Left
- * alone, every page it writes stays in the kernel's page cache until memory runs short: the
- * trace grows the traced machine's page cache by its own size, and each new page is one the
- * kernel takes from free memory (in a VM that gives its free memory back to the host, each a
- * fault in the host: here 2.5 s per GiB written into new pages, against 0.3 s into pages freed
- * a moment before). So after each checkpoint has copied the -wal file's pages into the database
- * file (and synced it), the kernel is asked (posix_fadvise DONTNEED) to drop them: the pages
- * freed are the ones the next checkpoint's writes take. Only the part of the file the checkpoint
- * wrote goes; the rest, which the session's end reads again to make its indexes, stays. The -wal
- * file is left alone: it is rewritten from its start after each checkpoint, into pages it
- * already has. */
+ * A recorder writes its database fast for as long as the trace runs. Left alone, every page it
+ * writes stays in the kernel's page cache until memory runs short: the trace grows the traced
+ * machine's page cache by its own size, and each new page is one the kernel takes from free
+ * memory (in a VM that gives its free memory back to the host, each a fault in the host, far
+ * dearer than writing into pages freed a moment before). So after each checkpoint has copied the
+ * -wal file's pages into the database file (and synced it), the kernel is asked (posix_fadvise
+ * DONTNEED) to drop them: the pages freed are the ones the next checkpoint's writes take. Only
+ * the part of the file the checkpoint wrote goes; the rest, which the session's end reads again
+ * to make its indexes, stays. The -wal file is left alone: it is rewritten from its start after
+ * each checkpoint, into pages it already has. */
 #ifndef IOMMUTRACE_DB_CHECKPOINT_H
 #define IOMMUTRACE_DB_CHECKPOINT_H
 

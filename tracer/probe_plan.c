@@ -149,10 +149,10 @@ struct attach_verdict {
 
 /* The attach verdicts of one probe_plan_build: for tp_btf, one for every tracepoint; for fentry,
  * one per argument count (x86 trampolines before 6.6 refuse functions of more than 6). Every
- * test attach and its detach rewrite the kernel's function entries through ftrace, about 0.1 s
- * each in the testbed under TCG, and the real programs attach once more: so each class is
- * attached once, while every target is still loaded against (which catches what is particular
- * to one target: not in kallsyms, refused for tracing). */
+ * test attach and its detach rewrite the kernel's function entries through ftrace, which is slow
+ * (most under TCG), and the real programs attach once more: so each class is attached once,
+ * while every target is still loaded against (which catches what is particular to one target:
+ * not in kallsyms, refused for tracing). */
 #define MAX_CLASSED_ARGS 12	/* the kernel's MAX_BPF_FUNC_ARGS; more: each attached alone */
 
 struct attach_classes {

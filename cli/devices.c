@@ -127,14 +127,21 @@ static void print_register(bool known, uint64_t value)
 		printf("unknown");
 }
 
+/* ROOT/rel, for messages; when that does not fit, rel said to be under the root. */
+static const char *root_dir(char dir[PATH_MAX], const char *root, const char *rel)
+{
+	if (sysfs_path(dir, PATH_MAX, root, "%s", rel))
+		snprintf(dir, PATH_MAX, "%s under --root", rel);
+	return dir;
+}
+
 static void print_units(const struct inventory *inv, const char *root)
 {
 	bool superpages_off = boot_options_have_flag(inv->boot_options, inv->n_boot_options,
 						     "intel_iommu", "sp_off");
 	char dir[PATH_MAX];
 
-	if (sysfs_path(dir, sizeof(dir), root, "/sys/class/iommu"))
-		strcpy(dir, "/sys/class/iommu");
+	root_dir(dir, root, "/sys/class/iommu");
 	if (!inv->n_iommus) {
 		printf("no IOMMU units in %s: the IOMMU is off or absent (enable VT-d or AMD-Vi in "
 		       "the firmware; on Intel, boot with intel_iommu=on)\n", dir);
@@ -234,9 +241,7 @@ static void print_devices(const struct inventory *inv, const char *root)
 	char dir[PATH_MAX];
 
 	if (!inv->n_devices) {
-		if (sysfs_path(dir, sizeof(dir), root, "/sys/bus/pci/devices"))
-			strcpy(dir, "/sys/bus/pci/devices");
-		printf("no PCI devices in %s\n", dir);
+		printf("no PCI devices in %s\n", root_dir(dir, root, "/sys/bus/pci/devices"));
 		return;
 	}
 	printf("PCI devices:\n");

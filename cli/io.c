@@ -5,6 +5,7 @@
  * queue depth. */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,8 @@ struct io_opts {
 	bool verify, json, force, replace, append, allow_write, nsid_given;
 	const char *db_path;
 	int report_fd;			/* -1 unless io -o's recorder runs this */
+	const char *sysfs_root;		/* where the devices are found (as for sysfs_path): NULL,
+					 * the live system; tests point it at a fixture tree */
 };
 
 static void usage(FILE *f)
@@ -392,13 +395,13 @@ static int store_report(sqlite3 *db, int64_t session_id, int report_fd)
 }
 
 /* Before the device leaves its driver: an NVMe controller by its PCI class. */
-static int check_nvme_class(const char *bdf)
+static int check_nvme_class(const char *root, const char *bdf)
 {
-	char path[96];
+	char path[PATH_MAX];
 	uint64_t class;
 
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/class", bdf);
-	if (sysfs_read_hex(path, &class)) {
+	if (sysfs_path(path, sizeof(path), root, "/sys/bus/pci/devices/%s/class", bdf) ||
+	    sysfs_read_hex(path, &class)) {
 		log_error("no PCI device %s (%s: %s)", bdf, path, strerror(errno));
 		return -1;
 	}
@@ -413,19 +416,24 @@ static int check_nvme_class(const char *bdf)
 /* How the engine's DMA reaches memory, read before the device leaves its driver: "off" (no IOMMU
  * group), "passthrough" (an identity domain: the uio case with iommu=pt) or "translated" (VFIO's
  * own domain, or the kernel's DMA domain the uring path maps in); "" when sysfs does not say. */
-static void iommu_mode(const char *bdf, const struct io_engine_ops *engine, char out[16])
+static void iommu_mode(const char *root, const char *bdf, const struct io_engine_ops *engine,
+		       char out[16])
 {
-	char path[128], type[SYSFS_NAME_MAX + 1];
+	char path[PATH_MAX], type[SYSFS_NAME_MAX + 1];
 
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/iommu_group", bdf);
+	if (sysfs_path(path, sizeof(path), root, "/sys/bus/pci/devices/%s/iommu_group", bdf)) {
+		out[0] = '\0';
+		return;
+	}
 	if (access(path, F_OK)) {
 		snprintf(out, 16, "off");
 		return;
 	}
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/iommu_group/type", bdf);
 	if (engine == &io_engine_vfio)
 		snprintf(out, 16, "translated");
-	else if (sysfs_read_text(path, type, sizeof(type)))
+	else if (sysfs_path(path, sizeof(path), root, "/sys/bus/pci/devices/%s/iommu_group/type",
+			    bdf) ||
+		 sysfs_read_text(path, type, sizeof(type)))
 		out[0] = '\0';
 	else
 		snprintf(out, 16, "%s", strcmp(type, "identity") ? "translated" : "passthrough");
@@ -437,16 +445,16 @@ static int prepare_workers(const struct io_opts *o, struct io_worker *w)
 	for (uint32_t i = 0; i < o->ndevices; i++) {
 		unsigned on_node = 0;
 
-		if (check_nvme_class(o->devices[i]))
+		if (check_nvme_class(o->sysfs_root, o->devices[i]))
 			return -1;
 		w[i].bdf = o->devices[i];
 		w[i].engine.ops = o->engine;
-		iommu_mode(w[i].bdf, o->engine, w[i].iommu);
-		device_cpu_pick(w[i].bdf, 0, &w[i].node, &w[i].cpu);
+		iommu_mode(o->sysfs_root, w[i].bdf, o->engine, w[i].iommu);
+		device_cpu_pick(o->sysfs_root, w[i].bdf, 0, &w[i].node, &w[i].cpu);
 		for (uint32_t j = 0; j < i; j++)
 			on_node += w[j].node == w[i].node;
 		if (on_node)
-			device_cpu_pick(w[i].bdf, on_node, &w[i].node, &w[i].cpu);
+			device_cpu_pick(o->sysfs_root, w[i].bdf, on_node, &w[i].node, &w[i].cpu);
 	}
 	return 0;
 }
@@ -461,7 +469,8 @@ static int open_engines(const struct io_opts *o, struct io_worker *w)
 				       .iova = o->iova, .max_qd = o->max_qd,
 				       .max_bs = (uint32_t)o->bs,
 				       .writes = io_workload_writes(o->workload),
-				       .force = o->force, .stop = &stop_signal };
+				       .force = o->force, .stop = &stop_signal,
+				       .sysfs_root = o->sysfs_root };
 
 		/* a bar window: one for all, each device its own part (see struct io_target) */
 		if (o->buffer.kind == BUF_BAR && o->ndevices > 1) {

@@ -23,19 +23,21 @@ int sysfs_path(char *out, size_t len, const char *root, const char *fmt, ...)
 	root_len = strlen(root);
 	while (root_len && root[root_len - 1] == '/')
 		root_len--;
-	if (root_len >= len) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
+	if (root_len >= len)
+		goto too_long;
 	memcpy(out, root, root_len);
 	va_start(ap, fmt);
 	n = vsnprintf(out + root_len, len - root_len, fmt, ap);
 	va_end(ap);
-	if (n < 0 || (size_t)n >= len - root_len) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
+	if (n < 0 || (size_t)n >= len - root_len)
+		goto too_long;
 	return 0;
+too_long:
+	/* a caller that names the path in its message then names none, not a truncated one */
+	if (len)
+		out[0] = '\0';
+	errno = ENAMETOOLONG;
+	return -1;
 }
 
 int sysfs_read_text(const char *path, char *buf, size_t len)

@@ -20,7 +20,7 @@
 
 /* Joins a directory (the root, or one under it) and the printf-style relative path: root "/",
  * "" or NULL gives "/sys/...", "/tmp/x" or "/tmp/x/" gives "/tmp/x/sys/...". fmt must start
- * with '/'. */
+ * with '/'. A path that does not fit leaves out "" (ENAMETOOLONG). */
 int sysfs_path(char *out, size_t len, const char *root, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 

@@ -1,4 +1,5 @@
 /* A CPU for each device's worker (see device_cpu.h). */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,19 +48,19 @@ int cpuset_nth(const cpu_set_t *set, unsigned n)
 	return -1;
 }
 
-void device_cpu_pick(const char *bdf, unsigned index, int *node, int *cpu)
+void device_cpu_pick(const char *root, const char *bdf, unsigned index, int *node, int *cpu)
 {
-	char path[128], text[1024];
+	char path[PATH_MAX], text[1024];
 	cpu_set_t local, allowed;
 	long n;
 
 	*node = -1;
 	*cpu = -1;
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/numa_node", bdf);
-	if (sysfs_read_long(path, -1, 1 << 20, &n) == 0)
+	if (sysfs_path(path, sizeof(path), root, "/sys/bus/pci/devices/%s/numa_node", bdf) == 0 &&
+	    sysfs_read_long(path, -1, 1 << 20, &n) == 0)
 		*node = (int)n;
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/local_cpulist", bdf);
-	if (sysfs_read_text(path, text, sizeof(text)) || cpulist_parse(text, &local)) {
+	if (sysfs_path(path, sizeof(path), root, "/sys/bus/pci/devices/%s/local_cpulist", bdf) ||
+	    sysfs_read_text(path, text, sizeof(text)) || cpulist_parse(text, &local)) {
 		log_debug("%s: no local CPU list (%s); its worker is not pinned", bdf, path);
 		return;
 	}

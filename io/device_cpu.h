@@ -11,8 +11,9 @@ int cpulist_parse(const char *s, cpu_set_t *set);
 /* The nth CPU (counting from 0, wrapping) of set; -1 when set is empty. */
 int cpuset_nth(const cpu_set_t *set, unsigned n);
 /* For the index-th device on its node: *node gets the device's NUMA node (-1: none) and *cpu a
- * CPU local to it that this process may run on (-1: none known; the thread is not pinned). Never
- * fails: a missing or unreadable sysfs entry means "no locality", logged at debug level. */
-void device_cpu_pick(const char *bdf, unsigned index, int *node, int *cpu);
+ * CPU local to it that this process may run on (-1: none known; the thread is not pinned), read
+ * under ROOT/sys (root as for sysfs_path: NULL for the live system). Never fails: a missing or
+ * unreadable sysfs entry means "no locality", logged at debug level. */
+void device_cpu_pick(const char *root, const char *bdf, unsigned index, int *node, int *cpu);
 
 #endif

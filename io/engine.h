@@ -54,6 +54,8 @@ struct io_target {
 	bool writes;			/* some point writes: open the namespace for writing */
 	bool force;
 	volatile sig_atomic_t *stop;	/* set by a signal: end the point early */
+	const char *sysfs_root;		/* where the device is found in sysfs (as for sysfs_path):
+					 * NULL, the live system */
 };
 
 /* One measurement point. */

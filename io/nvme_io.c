@@ -1,4 +1,5 @@
 /* Reads through the user-space NVMe driver (see nvme_io.h). */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,7 +155,7 @@ enum device_state { DEVICE_OK, DEVICE_GONE, DEVICE_FAILED };
  * error; each logged. */
 static enum device_state device_state(struct nvme_io *n)
 {
-	char path[96], driver[SYSFS_NAME_MAX + 1];
+	char path[PATH_MAX], driver[SYSFS_NAME_MAX + 1];
 	uint64_t count;
 	uint32_t csts;
 
@@ -163,9 +164,10 @@ static enum device_state device_state(struct nvme_io *n)
 			  "unbound): stopping with %u commands in flight", n->bdf, n->q.in_flight);
 		return DEVICE_GONE;
 	}
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver", n->bdf);
 	if (n->driver[0] &&
-	    (sysfs_link_name(path, driver, sizeof(driver)) || strcmp(driver, n->driver))) {
+	    (sysfs_path(path, sizeof(path), n->sysfs_root, "/sys/bus/pci/devices/%s/driver",
+			n->bdf) ||
+	     sysfs_link_name(path, driver, sizeof(driver)) || strcmp(driver, n->driver))) {
 		log_error("%s: the device left %s (it was removed or unbound): stopping with %u "
 			  "commands in flight", n->bdf, n->driver, n->q.in_flight);
 		return DEVICE_GONE;

@@ -36,6 +36,8 @@ struct nvme_io {
 	int request_fd;			/* -1: the platform has none */
 	char bdf[16];			/* the device, whose sysfs entry must stay */
 	char driver[32];		/* the driver it must stay bound to */
+	const char *sysfs_root;		/* where that entry is (as for sysfs_path): NULL, the live
+					 * system */
 	volatile sig_atomic_t *stop;
 };
 

@@ -5,6 +5,7 @@
  * IOMMU translates is refused: physical addresses would not reach memory. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/pci_regs.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,16 +51,26 @@ static uint64_t data_phys(void *ctx, uint64_t offset)
 	return b->runs[lo].paddr + (offset - b->runs[lo].offset);
 }
 
-/* The IOMMU must be off for the device, or pass its DMA through untranslated. */
-static int check_untranslated(const char *bdf)
+/* ROOT/sys/bus/pci/devices/BDF/FILE; -1 (logged) when the root makes it too long */
+static int device_file(char path[PATH_MAX], const char *root, const char *bdf, const char *file)
 {
-	char path[128], type[SYSFS_NAME_MAX + 1];
+	if (!sysfs_path(path, PATH_MAX, root, "/sys/bus/pci/devices/%s/%s", bdf, file))
+		return 0;
+	log_error("%s: its sysfs path under %s is too long", bdf, root);
+	return -1;
+}
 
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/iommu_group", bdf);
+/* The IOMMU must be off for the device, or pass its DMA through untranslated. */
+static int check_untranslated(const char *root, const char *bdf)
+{
+	char path[PATH_MAX], type[SYSFS_NAME_MAX + 1];
+
+	if (device_file(path, root, bdf, "iommu_group"))
+		return -1;
 	if (access(path, F_OK))
 		return 0;
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/iommu_group/type", bdf);
-	if (sysfs_read_text(path, type, sizeof(type)))
+	if (device_file(path, root, bdf, "iommu_group/type") ||
+	    sysfs_read_text(path, type, sizeof(type)))
 		snprintf(type, sizeof(type), "unknown");
 	if (!strcmp(type, "identity"))
 		return 0;
@@ -69,13 +80,14 @@ static int check_untranslated(const char *bdf)
 	return -1;
 }
 
-static int set_bus_master(const char *bdf)
+static int set_bus_master(const char *root, const char *bdf)
 {
-	char path[128];
+	char path[PATH_MAX];
 	uint16_t cmd;
 	int fd, rc = -1;
 
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/config", bdf);
+	if (device_file(path, root, bdf, "config"))
+		return -1;
 	fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd >= 0 && pread(fd, &cmd, sizeof(cmd), PCI_COMMAND) == sizeof(cmd)) {
 		cmd |= PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER;
@@ -88,11 +100,12 @@ static int set_bus_master(const char *bdf)
 	return rc;
 }
 
-static int map_bar0(struct uio_engine *u, const char *bdf)
+static int map_bar0(struct uio_engine *u, const char *root, const char *bdf)
 {
-	char path[128];
+	char path[PATH_MAX];
 
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/resource0", bdf);
+	if (device_file(path, root, bdf, "resource0"))
+		return -1;
 	u->bar0_fd = open(path, O_RDWR | O_SYNC | O_CLOEXEC);
 	if (u->bar0_fd < 0) {
 		log_error("opening %s: %s", path, strerror(errno));
@@ -122,6 +135,7 @@ static int uio_open(struct io_engine *e, const struct io_target *t)
 	u->io.stop = t->stop;
 	snprintf(u->io.bdf, sizeof(u->io.bdf), "%s", t->bdf);
 	snprintf(u->io.driver, sizeof(u->io.driver), UIO_DRIVER);
+	u->io.sysfs_root = t->sysfs_root;
 	u->io.data_dma = data_phys;
 	u->io.data_ctx = u;
 	e->priv = u;
@@ -137,8 +151,9 @@ static int uio_open(struct io_engine *e, const struct io_target *t)
 			  "--bs", t->max_qd, t->max_bs);
 		return -1;
 	}
-	if (check_untranslated(t->bdf) || device_bind(&u->dev, t->bdf, UIO_DRIVER, t->force) ||
-	    *t->stop || set_bus_master(t->bdf) || map_bar0(u, t->bdf) ||
+	if (check_untranslated(t->sysfs_root, t->bdf) ||
+	    device_bind(&u->dev, t->sysfs_root, t->bdf, UIO_DRIVER, t->force) || *t->stop ||
+	    set_bus_master(t->sysfs_root, t->bdf) || map_bar0(u, t->sysfs_root, t->bdf) ||
 	    buffer_create(&u->buffer, &t->buffer, t->buffer_size, 0, -1) ||
 	    backing_read(u->buffer.vaddr, u->buffer.size, &u->backing) ||
 	    dma_area_create(&u->dma, NULL, DMA_AREA_BYTES, 0) ||

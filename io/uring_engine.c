@@ -31,7 +31,7 @@ struct uring_engine {
 	int fd;
 	char bdf[SYSFS_NAME_MAX + 1];
 	char disk[SYSFS_NAME_MAX + 1];	/* the namespace's block device, nvmeXnY */
-	const char *sysfs_root;		/* where device_gone() looks: NULL, the live system */
+	const char *sysfs_root;		/* sysfs's root: NULL, the live system */
 	bool gone;			/* the device went away during a run */
 	uint32_t block_size;
 	struct buffer buffer;
@@ -74,28 +74,28 @@ static int match_namespace(const char *dir, const char *name, void *ctx)
 	return 0;
 }
 
-/* The block device of namespace nsid of the controller at bdf, which must be on the nvme driver;
- * ctrl gets the controller's name (nvmeN). */
-static int find_namespace(const char *bdf, uint32_t nsid, char ctrl[SYSFS_NAME_MAX + 1],
-			  char disk[SYSFS_NAME_MAX + 1])
+/* The block device of namespace nsid of the controller at bdf, which must be on the nvme driver,
+ * under ROOT/sys; ctrl gets the controller's name (nvmeN). */
+static int find_namespace(const char *root, const char *bdf, uint32_t nsid,
+			  char ctrl[SYSFS_NAME_MAX + 1], char disk[SYSFS_NAME_MAX + 1])
 {
 	struct ns_search s = { .nsid = nsid };
 	char path[PATH_MAX], driver[SYSFS_NAME_MAX + 1];
 
-	if (sysfs_path(path, sizeof(path), NULL, "/sys/bus/pci/devices/%s/driver", bdf) ||
+	if (sysfs_path(path, sizeof(path), root, "/sys/bus/pci/devices/%s/driver", bdf) ||
 	    sysfs_link_name(path, driver, sizeof(driver)) || strcmp(driver, "nvme")) {
 		log_error("%s is not bound to the nvme driver; the uring engine reads through it", bdf);
 		return -1;
 	}
 	ctrl[0] = '\0';
-	if (sysfs_path(path, sizeof(path), NULL, "/sys/bus/pci/devices/%s/nvme", bdf) ||
+	if (sysfs_path(path, sizeof(path), root, "/sys/bus/pci/devices/%s/nvme", bdf) ||
 	    sysfs_for_each_entry(NULL, path, "NVMe controllers", take_first_name, ctrl))
 		return -1;
 	if (!ctrl[0]) {
 		log_error("%s: the nvme driver has no controller for it (%s is empty)", bdf, path);
 		return -1;
 	}
-	if (sysfs_path(path, sizeof(path), NULL, "/sys/bus/pci/devices/%s/nvme/%s", bdf, ctrl) ||
+	if (sysfs_path(path, sizeof(path), root, "/sys/bus/pci/devices/%s/nvme/%s", bdf, ctrl) ||
 	    sysfs_for_each_entry(NULL, path, "NVMe namespaces", match_namespace, &s))
 		return -1;
 	if (!s.disk[0]) {
@@ -106,12 +106,13 @@ static int find_namespace(const char *bdf, uint32_t nsid, char ctrl[SYSFS_NAME_M
 	return 0;
 }
 
-/* A decimal value from /sys/block/DISK/ATTR. */
-static int read_disk_attr(const char *disk, const char *attr, long min, long max, long *out)
+/* A decimal value from ROOT/sys/block/DISK/ATTR. */
+static int read_disk_attr(const char *root, const char *disk, const char *attr, long min,
+			  long max, long *out)
 {
 	char path[PATH_MAX];
 
-	if (sysfs_path(path, sizeof(path), NULL, "/sys/block/%s/%s", disk, attr) ||
+	if (sysfs_path(path, sizeof(path), root, "/sys/block/%s/%s", disk, attr) ||
 	    sysfs_read_long(path, min, max, out)) {
 		log_error("%s: cannot read it (%s): %s", disk, path, strerror(errno));
 		return -1;
@@ -119,13 +120,13 @@ static int read_disk_attr(const char *disk, const char *attr, long min, long max
 	return 0;
 }
 
-static int read_geometry(struct io_engine *e, const char *disk)
+static int read_geometry(struct io_engine *e, const char *root, const char *disk)
 {
 	long block_size, sectors, max_kb;
 
-	if (read_disk_attr(disk, "queue/logical_block_size", 512, 1 << 16, &block_size) ||
-	    read_disk_attr(disk, "size", 0, LONG_MAX, &sectors) ||
-	    read_disk_attr(disk, "queue/max_hw_sectors_kb", 1, LONG_MAX, &max_kb))
+	if (read_disk_attr(root, disk, "queue/logical_block_size", 512, 1 << 16, &block_size) ||
+	    read_disk_attr(root, disk, "size", 0, LONG_MAX, &sectors) ||
+	    read_disk_attr(root, disk, "queue/max_hw_sectors_kb", 1, LONG_MAX, &max_kb))
 		return -1;
 	e->block_size = (uint32_t)block_size;
 	e->blocks = (uint64_t)sectors * 512 / (uint64_t)block_size;
@@ -133,14 +134,18 @@ static int read_geometry(struct io_engine *e, const char *disk)
 	return 0;
 }
 
-/* /sys/class/nvme/CTRL/ATTR, without the trailing padding; left empty when unreadable. */
-static void read_ctrl_string(const char *ctrl, const char *attr, char *out, size_t len)
+/* ROOT/sys/class/nvme/CTRL/ATTR, without the trailing padding; left empty when unreadable. */
+static void read_ctrl_string(const char *root, const char *ctrl, const char *attr, char *out,
+			     size_t len)
 {
 	char path[PATH_MAX], text[128];
 	size_t n;
 
-	if (sysfs_path(path, sizeof(path), NULL, "/sys/class/nvme/%s/%s", ctrl, attr) ||
-	    sysfs_read_text(path, text, sizeof(text))) {
+	if (sysfs_path(path, sizeof(path), root, "/sys/class/nvme/%s/%s", ctrl, attr)) {
+		sysfs_report(root, errno);
+		return;
+	}
+	if (sysfs_read_text(path, text, sizeof(text))) {
 		sysfs_report(path, errno);
 		return;
 	}
@@ -171,7 +176,7 @@ static int open_disk(struct uring_engine *u, bool writes)
 		log_error("cannot open %s%s: %s", path, writes ? " for writing" : "", strerror(errno));
 		return -1;
 	}
-	if (sysfs_path(path, sizeof(path), NULL, "/sys/block/%s/dev", u->disk) ||
+	if (sysfs_path(path, sizeof(path), u->sysfs_root, "/sys/block/%s/dev", u->disk) ||
 	    sysfs_read_text(path, devnum, sizeof(devnum))) {
 		log_error("%s: cannot read %s: %s", u->disk, path, strerror(errno));
 		return -1;
@@ -225,6 +230,7 @@ static int uring_open(struct io_engine *e, const struct io_target *t)
 	u->buffer = (struct buffer)BUFFER_INIT;
 	u->fd = -1;
 	u->stop = t->stop;
+	u->sysfs_root = t->sysfs_root;
 	snprintf(u->bdf, sizeof(u->bdf), "%s", t->bdf);
 	e->priv = u;
 	if (t->buffer.kind == BUF_BAR) {
@@ -237,11 +243,12 @@ static int uring_open(struct io_engine *e, const struct io_target *t)
 			  "a smaller --size", (unsigned long long)t->buffer_size);
 		return -1;
 	}
-	if (find_namespace(t->bdf, t->nsid, ctrl, u->disk) || read_geometry(e, u->disk))
+	if (find_namespace(u->sysfs_root, t->bdf, t->nsid, ctrl, u->disk) ||
+	    read_geometry(e, u->sysfs_root, u->disk))
 		return -1;
 	u->block_size = e->block_size;
-	read_ctrl_string(ctrl, "model", e->model, sizeof(e->model));
-	read_ctrl_string(ctrl, "serial", e->serial, sizeof(e->serial));
+	read_ctrl_string(u->sysfs_root, ctrl, "model", e->model, sizeof(e->model));
+	read_ctrl_string(u->sysfs_root, ctrl, "serial", e->serial, sizeof(e->serial));
 	log_debug("%s: namespace %u is /dev/%s", t->bdf, t->nsid, u->disk);
 	if (open_disk(u, t->writes) ||
 	    buffer_create(&u->buffer, &t->buffer, t->buffer_size, t->buffer_offset, -1) ||

@@ -58,7 +58,7 @@ static int vfio_open(struct io_engine *e, const struct io_target *t)
 					.size = t->bar_window_bytes ? t->bar_window_bytes
 								    : t->buffer_size,
 					.offset = t->buffer_offset, .force = t->force,
-					.stop = t->stop };
+					.stop = t->stop, .sysfs_root = t->sysfs_root };
 	uint64_t dma_bytes;
 
 	if (!v) {
@@ -72,6 +72,7 @@ static int vfio_open(struct io_engine *e, const struct io_target *t)
 	v->io.stop = t->stop;
 	snprintf(v->io.bdf, sizeof(v->io.bdf), "%s", t->bdf);
 	snprintf(v->io.driver, sizeof(v->io.driver), "vfio-pci");
+	v->io.sysfs_root = t->sysfs_root;
 	v->io.data_dma = data_iova;
 	v->io.data_ctx = v;
 	e->priv = v;

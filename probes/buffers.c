@@ -1,5 +1,6 @@
 /* Allocating the harness's buffers (see buffers.h). */
 #include <errno.h>
+#include <limits.h>
 #include <linux/mman.h>
 #include <linux/vfio.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include "common/leaf.h"
 #include "common/log.h"
 #include "common/parse.h"
+#include "common/sysfs_file.h"
 #include "probes/buffers.h"
 #include "probes/vfio_region.h"
 
@@ -99,14 +101,17 @@ int buffer_parse(const char *s, struct buffer_spec *out)
 	return -1;
 }
 
-int buffer_bar_start(const char *bdf, unsigned index, uint64_t *start)
+int buffer_bar_start(const char *root, const char *bdf, unsigned index, uint64_t *start)
 {
-	char path[96], line[128];
+	char path[PATH_MAX], line[128];
 	unsigned long long s;
 	FILE *f;
 	int rc = -1;
 
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/resource", bdf);
+	if (sysfs_path(path, sizeof(path), root, "/sys/bus/pci/devices/%s/resource", bdf)) {
+		log_error("%s: its sysfs path under %s is too long", bdf, root);
+		return -1;
+	}
 	f = fopen(path, "re");
 	if (!f) {
 		log_error("reading %s: %s", path, strerror(errno));
@@ -136,7 +141,7 @@ static int create_bar(struct buffer *b)
 {
 	uint64_t region_size;
 
-	if (buffer_bar_start(b->spec.bar_bdf, b->spec.bar_index, &b->bar_start))
+	if (buffer_bar_start(b->sysfs_root, b->spec.bar_bdf, b->spec.bar_index, &b->bar_start))
 		return -1;
 	b->vaddr = vfio_region_mmap(b->fd, VFIO_PCI_BAR0_REGION_INDEX + b->spec.bar_index,
 				    b->bar_offset, b->size, &region_size);

@@ -36,6 +36,9 @@ struct buffer {
 	void *map_base;		/* what to munmap */
 	uint64_t map_len;
 	int fd;			/* memfd or VFIO device fd; -1 */
+	/* BUF_BAR: where buffer_create reads the BAR's address (as for sysfs_path: NULL, the live
+	 * system); set by the caller before it */
+	const char *sysfs_root;
 };
 
 #define BUFFER_INIT { .fd = -1 }
@@ -50,8 +53,9 @@ uint64_t buffer_granule(const struct buffer_spec *spec);
 const char *buffer_kind_name(enum buffer_kind kind);
 /* Whether the kind is a dma-buf, which only the kernel maps (--import-as). */
 int buffer_is_dmabuf(enum buffer_kind kind);
-/* The CPU physical address of BAR index of the device bdf, from sysfs. */
-int buffer_bar_start(const char *bdf, unsigned index, uint64_t *start);
+/* The CPU physical address of BAR index of the device bdf, from its resource file under ROOT/sys
+ * (root as for sysfs_path: NULL for the live system). */
+int buffer_bar_start(const char *root, const char *bdf, unsigned index, uint64_t *start);
 /* Allocates and touches the buffer, or maps the BAR window at offset through bar_device_fd, a
  * VFIO device fd of the BAR's device (BUF_BAR only, else -1), which the buffer then owns. */
 int buffer_create(struct buffer *b, const struct buffer_spec *spec, uint64_t size,

@@ -29,23 +29,45 @@ static int write_sysfs(const char *path, const char *value)
 	return rc;
 }
 
-static void current_driver(const char *bdf, char *out, size_t len)
+/* ROOT/sys/bus/pci/devices/BDF followed by file ("" or "/driver", ...); -1 (logged) when the
+ * root makes it too long */
+static int device_path(const struct device_binding *b, const char *file, char path[PATH_MAX])
+{
+	if (!sysfs_path(path, PATH_MAX, b->sysfs_root, "/sys/bus/pci/devices/%s%s", b->bdf, file))
+		return 0;
+	log_error("%s: its sysfs path under %s is too long", b->bdf, b->sysfs_root);
+	return -1;
+}
+
+static void current_driver(const struct device_binding *b, char *out, size_t len)
 {
 	char path[PATH_MAX];
 
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver", bdf);
-	if (sysfs_link_name(path, out, len))
+	if (device_path(b, "/driver", path) || sysfs_link_name(path, out, len))
 		out[0] = '\0';
 }
 
 /* "" when driver_override is not set (the kernel shows "(null)") */
-static void current_override(const char *bdf, char *out, size_t len)
+static void current_override(const struct device_binding *b, char *out, size_t len)
 {
 	char path[PATH_MAX];
 
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver_override", bdf);
-	if (sysfs_read_text(path, out, len) || !strcmp(out, "(null)"))
+	if (device_path(b, "/driver_override", path) || sysfs_read_text(path, out, len) ||
+	    !strcmp(out, "(null)"))
 		out[0] = '\0';
+}
+
+/* Asks the kernel to probe the device again: it takes the driver driver_override names, or, with
+ * none, the one that matches it. */
+static int drivers_probe(const struct device_binding *b)
+{
+	char path[PATH_MAX];
+
+	if (sysfs_path(path, sizeof(path), b->sysfs_root, "/sys/bus/pci/drivers_probe")) {
+		log_error("%s: sysfs paths under %s are too long", b->bdf, b->sysfs_root);
+		return -1;
+	}
+	return write_sysfs(path, b->bdf);
 }
 
 struct uses {
@@ -91,28 +113,33 @@ static void on_use(const char *use, void *ctx)
 
 /* Refused when its block devices are in use (device_uses.h), unless forced: then every use is
  * warned about, naming the user, here and in the kernel log. */
-static bool device_in_use(const char *bdf, bool force)
+static bool device_in_use(const struct device_binding *b, bool force)
 {
-	struct uses u = { .bdf = bdf, .force = force };
+	struct uses u = { .bdf = b->bdf, .force = force };
+	char sys[PATH_MAX], proc[PATH_MAX];
 
+	if (sysfs_path(sys, sizeof(sys), b->sysfs_root, "/sys") ||
+	    sysfs_path(proc, sizeof(proc), b->sysfs_root, "/proc")) {
+		log_error("%s: sysfs paths under %s are too long", b->bdf, b->sysfs_root);
+		return true;
+	}
 	device_uses_who(u.who, sizeof(u.who));
-	device_uses_find(bdf, "/sys", "/proc", on_use, &u);
+	device_uses_find(b->bdf, sys, proc, on_use, &u);
 	if (!u.count || force)
 		return false;
 	if (u.count > 1)
 		log_error("%s: %s, and %d more uses of its block devices; use --force to take it "
-			  "anyway", bdf, u.first, u.count - 1);
+			  "anyway", b->bdf, u.first, u.count - 1);
 	else
-		log_error("%s: %s; use --force to take it anyway", bdf, u.first);
+		log_error("%s: %s; use --force to take it anyway", b->bdf, u.first);
 	return true;
 }
 
-static int unbind(const char *bdf)
+static int unbind(const struct device_binding *b)
 {
 	char path[PATH_MAX];
 
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver/unbind", bdf);
-	return write_sysfs(path, bdf);
+	return device_path(b, "/driver/unbind", path) || write_sysfs(path, b->bdf) ? -1 : 0;
 }
 
 /* An entry already there: a device that another iommutrace holds, or one that an iommutrace took
@@ -169,46 +196,48 @@ static int journal_binding(const struct device_binding *b, const char *driver_na
 	return -1;
 }
 
-int device_bind(struct device_binding *b, const char *bdf, const char *driver_name, bool force)
+int device_bind(struct device_binding *b, const char *root, const char *bdf,
+		const char *driver_name, bool force)
 {
 	char path[PATH_MAX], driver[SYSFS_NAME_MAX + 1];
 	struct stat st;
 
 	memset(b, 0, sizeof(*b));
+	b->sysfs_root = root;
 	snprintf(b->bdf, sizeof(b->bdf), "%s", bdf);
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s", bdf);
+	if (device_path(b, "", path))
+		return -1;
 	if (stat(path, &st)) {
 		log_error("no PCI device %s (%s: %s)", bdf, path, strerror(errno));
 		return -1;
 	}
 	if (check_journal(bdf))
 		return -1;
-	current_driver(bdf, b->orig_driver, sizeof(b->orig_driver));
+	current_driver(b, b->orig_driver, sizeof(b->orig_driver));
 	if (!strcmp(b->orig_driver, driver_name))
 		return 0;
 	/* checked before the device leaves its driver: without them the new one cannot take it */
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/iommu_group", bdf);
+	if (device_path(b, "/iommu_group", path))
+		return -1;
 	if (!strcmp(driver_name, VFIO_PCI) && lstat(path, &st)) {
 		log_error("%s has no IOMMU group: the IOMMU is off or absent (boot with intel_iommu=on "
 			  "or amd_iommu=on), so VFIO cannot map for it", bdf);
 		return -1;
 	}
-	snprintf(path, sizeof(path), "/sys/bus/pci/drivers/%s", driver_name);
-	if (stat(path, &st)) {
+	if (sysfs_path(path, sizeof(path), root, "/sys/bus/pci/drivers/%s", driver_name) ||
+	    stat(path, &st)) {
 		log_error("the %s driver is not loaded: modprobe %s", driver_name, driver_name);
 		return -1;
 	}
-	if (device_in_use(bdf, force))
+	if (device_in_use(b, force))
 		return -1;
-	current_override(bdf, b->orig_override, sizeof(b->orig_override));
-	if (journal_binding(b, driver_name))
+	current_override(b, b->orig_override, sizeof(b->orig_override));
+	if (device_path(b, "/driver_override", path) || journal_binding(b, driver_name))
 		return -1;
 	b->bound = true;
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver_override", bdf);
-	if (write_sysfs(path, driver_name) || (b->orig_driver[0] && unbind(bdf)) ||
-	    write_sysfs("/sys/bus/pci/drivers_probe", bdf))
+	if (write_sysfs(path, driver_name) || (b->orig_driver[0] && unbind(b)) || drivers_probe(b))
 		return -1;
-	current_driver(bdf, driver, sizeof(driver));
+	current_driver(b, driver, sizeof(driver));
 	if (strcmp(driver, driver_name)) {
 		log_error("%s did not bind to %s (is the %s module loaded?)", bdf, driver_name,
 			  driver_name);
@@ -219,9 +248,9 @@ int device_bind(struct device_binding *b, const char *bdf, const char *driver_na
 	return 0;
 }
 
-int device_bind_vfio(struct device_binding *b, const char *bdf, bool force)
+int device_bind_vfio(struct device_binding *b, const char *root, const char *bdf, bool force)
 {
-	return device_bind(b, bdf, VFIO_PCI, force);
+	return device_bind(b, root, bdf, VFIO_PCI, force);
 }
 
 /* Nothing more to put back: the journal entry goes. */
@@ -242,27 +271,28 @@ enum device_put_back device_put_back(const struct device_binding *b, bool dry_ru
 	int rc = 0;
 
 	was[0] = '\0';
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s", b->bdf);
+	if (device_path(b, "", path))
+		return DEVICE_PUT_BACK_FAILED;
 	if (stat(path, &st) && errno == ENOENT)
 		return forget(b->bdf, dry_run, DEVICE_PUT_BACK_GONE);
-	current_driver(b->bdf, was, SYSFS_NAME_MAX + 1);
-	current_override(b->bdf, override, sizeof(override));
+	current_driver(b, was, SYSFS_NAME_MAX + 1);
+	current_override(b, override, sizeof(override));
 	/* e.g. a bind that stopped before the device left its driver */
 	off_driver = strcmp(was, b->orig_driver) != 0;
 	if (!off_driver && !strcmp(override, b->orig_override))
 		return forget(b->bdf, dry_run, DEVICE_PUT_BACK_ALREADY);
 	if (dry_run)
 		return DEVICE_PUT_BACK_DONE;
-	if (off_driver && was[0] && unbind(b->bdf))
+	if (off_driver && was[0] && unbind(b))
 		rc = -1;
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver_override", b->bdf);
 	/* a lone newline clears driver_override */
-	if (write_sysfs(path, b->orig_override[0] ? b->orig_override : "\n"))
+	if (device_path(b, "/driver_override", path) ||
+	    write_sysfs(path, b->orig_override[0] ? b->orig_override : "\n"))
 		rc = -1;
 	if (off_driver && b->orig_driver[0] && !rc) {
-		if (write_sysfs("/sys/bus/pci/drivers_probe", b->bdf))
+		if (drivers_probe(b))
 			rc = -1;
-		current_driver(b->bdf, driver, sizeof(driver));
+		current_driver(b, driver, sizeof(driver));
 		if (!rc && strcmp(driver, b->orig_driver)) {
 			log_error("%s: back on '%s', not on its original driver %s", b->bdf, driver,
 				  b->orig_driver);

@@ -1,8 +1,9 @@
 /* Binding, mapper and buffer for map and io (see device_setup.h). */
-#include <stdio.h>
+#include <limits.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "common/sysfs_file.h"
 #include "probes/device_setup.h"
 
 int device_setup_open(struct device_setup *s, const struct device_setup_opts *o)
@@ -10,9 +11,11 @@ int device_setup_open(struct device_setup *s, const struct device_setup_opts *o)
 	bool other_bar = !o->borrow && o->buffer.kind == BUF_BAR && strcmp(o->buffer.bar_bdf, o->bdf);
 	int bar_fd = -1;
 
-	if (device_bind_vfio(&s->dev, o->bdf, o->force) ||
-	    (other_bar && device_bind_vfio(&s->bar_dev, o->buffer.bar_bdf, o->force)) || *o->stop ||
-	    mapper_open(&s->mapper, o->mapper) || mapper_add_device(&s->mapper, o->bdf) ||
+	if (device_bind_vfio(&s->dev, o->sysfs_root, o->bdf, o->force) ||
+	    (other_bar &&
+	     device_bind_vfio(&s->bar_dev, o->sysfs_root, o->buffer.bar_bdf, o->force)) ||
+	    *o->stop || mapper_open(&s->mapper, o->mapper, o->sysfs_root) ||
+	    mapper_add_device(&s->mapper, o->bdf) ||
 	    (other_bar && mapper_add_device(&s->mapper, o->buffer.bar_bdf)) || *o->stop)
 		return -1;
 	if (o->borrow) {
@@ -24,15 +27,17 @@ int device_setup_open(struct device_setup *s, const struct device_setup_opts *o)
 		if (bar_fd < 0)
 			return -1;
 	}
+	s->buffer.sysfs_root = o->sysfs_root;
 	return buffer_create(&s->buffer, &o->buffer, o->size, o->offset, bar_fd);
 }
 
-static void wait_until_gone(const char *bdf)
+static void wait_until_gone(const struct device_binding *dev)
 {
-	char path[96];
+	char path[PATH_MAX];
 	struct stat st;
 
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s", bdf);
+	if (sysfs_path(path, sizeof(path), dev->sysfs_root, "/sys/bus/pci/devices/%s", dev->bdf))
+		return;
 	for (int i = 0; i < 500 && stat(path, &st) == 0; i++)
 		usleep(10000);
 }
@@ -44,7 +49,7 @@ int device_setup_close(struct device_setup *s)
 	buffer_destroy(&s->buffer);
 	mapper_close(&s->mapper);
 	if (s->removal_requested)
-		wait_until_gone(s->dev.bdf);
+		wait_until_gone(&s->dev);
 	/* both, whatever the first one does */
 	if (device_restore(&s->bar_dev))
 		ret = -1;

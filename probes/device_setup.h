@@ -30,6 +30,8 @@ struct device_setup_opts {
 					 * making one (its BAR's device is then not bound here) */
 	bool force;			/* take a device whose block devices are in use */
 	volatile sig_atomic_t *stop;	/* set by a signal handler: stop before the next step */
+	const char *sysfs_root;		/* where the devices are found and rebound (as for
+					 * sysfs_path): NULL, the live system */
 };
 
 int device_setup_open(struct device_setup *s, const struct device_setup_opts *o);

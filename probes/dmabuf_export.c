@@ -134,9 +134,10 @@ static int create_vgem(struct dmabuf_export *e)
  * the device revokes its dma-bufs. */
 static int create_bar_dmabuf(struct dmabuf_export *e, bool force)
 {
-	if (buffer_bar_start(e->spec.bar_bdf, e->spec.bar_index, &e->bar_start) ||
-	    device_bind_vfio(&e->bar_dev, e->spec.bar_bdf, force) ||
-	    mapper_open(&e->mapper, MAPPER_TYPE1) || mapper_add_device(&e->mapper, e->spec.bar_bdf))
+	if (buffer_bar_start(NULL, e->spec.bar_bdf, e->spec.bar_index, &e->bar_start) ||
+	    device_bind_vfio(&e->bar_dev, NULL, e->spec.bar_bdf, force) ||
+	    mapper_open(&e->mapper, MAPPER_TYPE1, NULL) ||
+	    mapper_add_device(&e->mapper, e->spec.bar_bdf))
 		return -1;
 	e->device_fd = mapper_device_fd(&e->mapper, e->spec.bar_bdf);
 	if (e->device_fd < 0 || vfio_pci_enable_memory(e->device_fd))

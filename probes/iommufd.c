@@ -2,11 +2,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 #include "common/log.h"
+#include "common/sysfs_file.h"
 #include "probes/iommufd.h"
 #include "probes/iommufd_uapi.h"
 #include "probes/vfio_region.h"
@@ -25,11 +27,12 @@ int iommufd_available(void)
 	return -1;
 }
 
-int iommufd_open(struct iommufd_mapper *m)
+int iommufd_open(struct iommufd_mapper *m, const char *sysfs_root)
 {
 	struct it_iommu_ioas_alloc alloc = { .size = sizeof(alloc) };
 
 	memset(m, 0, sizeof(*m));
+	m->sysfs_root = sysfs_root;
 	m->bar_dmabuf = -1;
 	m->iommufd = open("/dev/iommu", O_RDWR | O_CLOEXEC);
 	if (m->iommufd < 0) {
@@ -49,15 +52,18 @@ int iommufd_open(struct iommufd_mapper *m)
 	return 0;
 }
 
-/* /dev/vfio/devices/vfioN of the device, from /sys/bus/pci/devices/BDF/vfio-dev/vfioN. */
-static int cdev_path(const char *bdf, char *out, size_t len)
+/* /dev/vfio/devices/vfioN of the device, from ROOT/sys/bus/pci/devices/BDF/vfio-dev/vfioN. */
+static int cdev_path(const struct iommufd_mapper *m, const char *bdf, char *out, size_t len)
 {
-	char dir[96];
+	char dir[PATH_MAX];
 	struct dirent *e;
 	DIR *d;
 	int rc = -1;
 
-	snprintf(dir, sizeof(dir), "/sys/bus/pci/devices/%s/vfio-dev", bdf);
+	if (sysfs_path(dir, sizeof(dir), m->sysfs_root, "/sys/bus/pci/devices/%s/vfio-dev", bdf)) {
+		log_error("%s: its sysfs path under %s is too long", bdf, m->sysfs_root);
+		return -1;
+	}
 	d = opendir(dir);
 	if (!d) {
 		log_error("%s has no VFIO device cdev (%s: %s): this kernel's vfio lacks "
@@ -101,7 +107,7 @@ int iommufd_add_device(struct iommufd_mapper *m, const char *bdf)
 		log_error("more than %d devices in one iommufd", IOMMUFD_MAX_DEVICES);
 		return -1;
 	}
-	if (cdev_path(bdf, path, sizeof(path)))
+	if (cdev_path(m, bdf, path, sizeof(path)))
 		return -1;
 	fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd < 0) {

@@ -18,6 +18,7 @@ struct iommufd_mapper {
 	char device_bdfs[IOMMUFD_MAX_DEVICES][13];
 	int ndevices;
 	int bar_dmabuf;		/* the BAR window's dma-buf, exported at its first map; -1 */
+	const char *sysfs_root;	/* where the devices' cdevs are looked up: NULL, the live system */
 };
 
 /* A closed mapper: iommufd_close() on it does nothing. */
@@ -25,8 +26,9 @@ struct iommufd_mapper {
 
 /* 0 when /dev/iommu exists; otherwise one line saying the kernel lacks iommufd, and -1. */
 int iommufd_available(void);
-/* Opens /dev/iommu and allocates an IOAS. */
-int iommufd_open(struct iommufd_mapper *m);
+/* Opens /dev/iommu and allocates an IOAS. The devices' VFIO cdevs are then looked up under
+ * sysfs_root (as for sysfs_path: NULL for the live system). */
+int iommufd_open(struct iommufd_mapper *m, const char *sysfs_root);
 /* Opens the device's VFIO cdev, binds it to the iommufd and attaches it to the IOAS (once per
  * device). */
 int iommufd_add_device(struct iommufd_mapper *m, const char *bdf);

@@ -36,10 +36,11 @@ int mapper_available(enum mapper_kind kind)
 	return kind == MAPPER_IOMMUFD ? iommufd_available() : 0;
 }
 
-int mapper_open(struct mapper *m, enum mapper_kind kind)
+int mapper_open(struct mapper *m, enum mapper_kind kind, const char *sysfs_root)
 {
 	m->kind = kind;
-	return kind == MAPPER_TYPE1 ? vfio_type1_open(&m->type1) : iommufd_open(&m->iommufd);
+	return kind == MAPPER_TYPE1 ? vfio_type1_open(&m->type1, sysfs_root)
+				    : iommufd_open(&m->iommufd, sysfs_root);
 }
 
 int mapper_add_device(struct mapper *m, const char *bdf)

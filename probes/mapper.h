@@ -31,7 +31,9 @@ const char *mapper_name(enum mapper_kind kind);
 /* Whether this kernel has the mapper; one line and -1 when it certainly does not (iommufd
  * without /dev/iommu). VFIO itself is checked when devices are bound. */
 int mapper_available(enum mapper_kind kind);
-int mapper_open(struct mapper *m, enum mapper_kind kind);
+/* The devices added later are looked up under sysfs_root (as for sysfs_path: NULL for the live
+ * system). */
+int mapper_open(struct mapper *m, enum mapper_kind kind, const char *sysfs_root);
 /* Puts the device (bound to vfio-pci) into the mapper's address space. */
 int mapper_add_device(struct mapper *m, const char *bdf);
 /* A new VFIO device fd of an added device, for buffer_create's BAR window; caller owns it. */

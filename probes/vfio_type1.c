@@ -12,9 +12,10 @@
 #include "common/sysfs_file.h"
 #include "probes/vfio_type1.h"
 
-int vfio_type1_open(struct vfio_type1 *v)
+int vfio_type1_open(struct vfio_type1 *v, const char *sysfs_root)
 {
 	memset(v, 0, sizeof(*v));
+	v->sysfs_root = sysfs_root;
 	v->container_fd = open("/dev/vfio/vfio", O_RDWR | O_CLOEXEC);
 	if (v->container_fd < 0) {
 		log_error("opening /dev/vfio/vfio: %s (is the vfio module loaded?)", strerror(errno));
@@ -35,12 +36,13 @@ fail:
 	return -1;
 }
 
-static int group_of(const char *bdf)
+static int group_of(const struct vfio_type1 *v, const char *bdf)
 {
 	char path[PATH_MAX], name[SYSFS_NAME_MAX + 1];
 	long id;
 
-	if (sysfs_path(path, sizeof(path), "/", "/sys/bus/pci/devices/%s/iommu_group", bdf) ||
+	if (sysfs_path(path, sizeof(path), v->sysfs_root, "/sys/bus/pci/devices/%s/iommu_group",
+		       bdf) ||
 	    sysfs_link_name(path, name, sizeof(name)) ||
 	    sysfs_parse_long(name, 0, INT_MAX, &id)) {
 		log_error("%s has no IOMMU group: %s", bdf, strerror(errno));
@@ -71,7 +73,7 @@ static int open_group(int id)
 
 int vfio_type1_add_device_group(struct vfio_type1 *v, const char *bdf)
 {
-	int id = group_of(bdf), fd;
+	int id = group_of(v, bdf), fd;
 
 	if (id < 0)
 		return -1;
@@ -104,7 +106,7 @@ int vfio_type1_add_device_group(struct vfio_type1 *v, const char *bdf)
 
 int vfio_type1_device_fd(struct vfio_type1 *v, const char *bdf)
 {
-	int id = group_of(bdf);
+	int id = group_of(v, bdf);
 
 	if (id < 0)
 		return -1;

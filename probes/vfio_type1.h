@@ -15,13 +15,15 @@ struct vfio_type1 {
 	int group_ids[VFIO_TYPE1_MAX_GROUPS];
 	int ngroups;
 	int iommu_set;
+	const char *sysfs_root;		/* where the groups are read: NULL, the live system */
 };
 
 /* A closed container: vfio_type1_close() on it does nothing. */
 #define VFIO_TYPE1_INIT { .container_fd = -1 }
 
-/* Opens /dev/vfio/vfio and checks the API version and type1v2 support. */
-int vfio_type1_open(struct vfio_type1 *v);
+/* Opens /dev/vfio/vfio and checks the API version and type1v2 support. The devices' IOMMU groups
+ * are then read under sysfs_root (as for sysfs_path: NULL for the live system). */
+int vfio_type1_open(struct vfio_type1 *v, const char *sysfs_root);
 /* Adds the IOMMU group of the device (bound to vfio-pci) to the container, once per group; the
  * first group also sets the container's IOMMU to type1v2, which gives it its own domain. */
 int vfio_type1_add_device_group(struct vfio_type1 *v, const char *bdf);

@@ -85,6 +85,29 @@ static inline void fixture_symlink(const char *root, const char *rel, const char
 	}
 }
 
+/* The whole of ROOT/rel into out, as a string; a file that is missing or does not fit aborts the
+ * test. For what the code under test wrote into the tree. */
+static inline void fixture_read(const char *root, const char *rel, char *out, size_t len)
+{
+	char path[PATH_MAX];
+	FILE *f;
+	size_t n;
+
+	fixture_path(path, "%s/%s", root, rel);
+	f = fopen(path, "r");
+	if (!f) {
+		perror(path);
+		abort();
+	}
+	n = fread(out, 1, len, f);
+	if (n == len || ferror(f)) {
+		fprintf(stderr, "%s: unreadable or larger than %zu bytes\n", path, len - 1);
+		abort();
+	}
+	out[n] = '\0';
+	fclose(f);
+}
+
 static inline void fixture_mkdir(const char *root, const char *rel)
 {
 	char path[PATH_MAX];

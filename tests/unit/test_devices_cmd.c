@@ -1,9 +1,10 @@
-/* `iommutrace devices` on fixture trees: exact text and JSON output, the no-IOMMU line, and
- * option errors. */
+/* `iommutrace devices` on fixture trees: exact text and JSON output, the no-IOMMU line, a root
+ * too long for any path under it, and option errors. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <cmocka.h>
 #include "cli/commands.h"
@@ -283,6 +284,34 @@ static void no_iommu_says_so_in_one_line(void **state)
 	assert_string_equal(output, want);
 }
 
+/* A root so long that no path under it fits: nothing read, and the messages name the folders as
+ * under the root, not as the live system's. */
+static void root_too_long_for_any_path(void **state)
+{
+	static char long_root[PATH_MAX + 16];
+	const char *argv[] = { "devices", "--root", long_root };
+
+	int saved = dup(STDERR_FILENO), null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+	memset(long_root, 'r', sizeof(long_root) - 1);
+	long_root[0] = '/';
+	/* its warnings, which name the root, go nowhere: pages of 'r' */
+	assert_true(saved >= 0 && null >= 0);
+	fflush(stderr);
+	assert_true(dup2(null, STDERR_FILENO) >= 0);
+	close(null);
+	assert_int_equal(run_devices(3, argv), IT_EXIT_OK);
+	assert_true(dup2(saved, STDERR_FILENO) >= 0);
+	close(saved);
+	assert_string_equal(output,
+"no IOMMU units in /sys/class/iommu under --root: the IOMMU is off or absent (enable VT-d or "
+"AMD-Vi in the firmware; on Intel, boot with intel_iommu=on)\n"
+"\n"
+"no IOMMU options on the kernel command line: kernel defaults apply\n"
+"\n"
+"no PCI devices in /sys/bus/pci/devices under --root\n");
+}
+
 static void empty_json_document(void **state)
 {
 	const char *argv[] = { "devices", "--root", *state, "--json" };
@@ -403,6 +432,7 @@ int main(void)
 						remove_root),
 		cmocka_unit_test_setup_teardown(no_iommu_says_so_in_one_line, make_root,
 						remove_root),
+		cmocka_unit_test(root_too_long_for_any_path),
 		cmocka_unit_test_setup_teardown(empty_json_document, make_root, remove_root),
 		cmocka_unit_test_setup_teardown(nvidia_gpus_bar1, make_root, remove_root),
 		cmocka_unit_test(bad_usage_exits_2_and_prints_nothing),

@@ -3,8 +3,9 @@
  * and its run loop on a regular file standing in for the namespace's block device, with a sysfs
  * fixture for the device: writes lay down the disk pattern and reads check it, a queue deeper than
  * the submission ring, a failed command counted while the run goes on, and a device that went
- * away ending the run in one line and letting go of the disk at once. Reads and writes on the
- * real NVMe run in the testbed (tests/vm/guest/io-uring). */
+ * away ending the run in one line and letting go of the disk at once; and its open finding the
+ * namespace, its geometry and the controller's names under the target's sysfs root. Reads and
+ * writes on the real NVMe run in the testbed (tests/vm/guest/io-uring). */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,7 @@
 
 #define BDF "0000:00:04.0"
 #define DISK "nvme9n1"
+#define DISK2 "nvme9n2"		/* a second namespace, in no /dev */
 #define BLOCK 4096u			/* not 512: pattern sectors are 8 per block */
 #define DISK_BLOCKS 256u		/* 1 MiB */
 #define DISK_BYTES (DISK_BLOCKS * BLOCK)
@@ -326,6 +328,36 @@ static void tells_how_the_device_went_away(void **state)
 	assert_string_equal(why, BDF " was removed from the PCI bus");
 }
 
+/* uring_open finds the namespace, its geometry and the controller's names under the target's
+ * sysfs root, up to opening /dev/DISK, which the fixture has not. */
+static void reads_the_namespace_under_the_targets_root(void **state)
+{
+	struct file_disk *d = *state;
+	struct io_engine e = { .ops = &uring_engine_under_test };
+	struct io_target t = { .bdf = BDF, .nsid = 2, .buffer_size = 2 << 20, .max_qd = 4,
+			       .stop = &no_stop, .sysfs_root = d->root };
+	const char *dev = "sys/devices/pci0000:00/" BDF;
+	char rel[PATH_MAX];
+
+	fixture_path(rel, "%s/nvme/nvme9/nvme9n1/nsid", dev);
+	fixture_write(d->root, rel, "1\n");
+	fixture_path(rel, "%s/nvme/nvme9/" DISK2 "/nsid", dev);
+	fixture_write(d->root, rel, "2\n");
+	fixture_write(d->root, "sys/block/" DISK2 "/queue/logical_block_size", "4096\n");
+	fixture_write(d->root, "sys/block/" DISK2 "/size", "2048\n");
+	fixture_write(d->root, "sys/block/" DISK2 "/queue/max_hw_sectors_kb", "512\n");
+	fixture_write(d->root, "sys/class/nvme/nvme9/model", "QEMU NVMe Ctrl                  \n");
+	fixture_write(d->root, "sys/class/nvme/nvme9/serial", "deadbeef            \n");
+	assert_int_equal(e.ops->open(&e, &t), -1);
+	assert_string_equal(((struct uring_engine *)e.priv)->disk, DISK2);
+	assert_int_equal(e.block_size, 4096);
+	assert_int_equal(e.blocks, 256);
+	assert_int_equal(e.max_transfer, 512 * 1024);
+	assert_string_equal(e.model, "QEMU NVMe Ctrl");
+	assert_string_equal(e.serial, "deadbeef");
+	assert_int_equal(e.ops->close(&e), 0);
+}
+
 static void names_what_a_failed_command_returned(void **state)
 {
 	char out[48];
@@ -358,6 +390,8 @@ int main(void)
 						file_disk_teardown),
 		cmocka_unit_test_setup_teardown(tells_how_the_device_went_away, file_disk_setup,
 						file_disk_teardown),
+		cmocka_unit_test_setup_teardown(reads_the_namespace_under_the_targets_root,
+						file_disk_setup, file_disk_teardown),
 		cmocka_unit_test(names_what_a_failed_command_returned),
 	};
 

@@ -16,6 +16,7 @@
 #include "common/log.h"
 #include "common/parse.h"
 #include "common/privilege.h"
+#include "common/stop_signal.h"
 #include "common/sysfs_file.h"
 #include "common/child_report.h"
 #include "io/device_cpu.h"
@@ -27,7 +28,6 @@
 #include "cli/io_output.h"
 #include "cli/options.h"
 #include "cli/self_record.h"
-#include "cli/stop_signal.h"
 
 #define MAX_QDS 16
 #define MAX_BS (2u << 20)	/* a PRP list of one page per command */

@@ -18,6 +18,7 @@
 #include "common/log.h"
 #include "common/parse.h"
 #include "common/privilege.h"
+#include "common/stop_signal.h"
 #include "probes/buffers.h"
 #include "probes/device_setup.h"
 #include "probes/map_report.h"
@@ -26,7 +27,6 @@
 #include "cli/map_run.h"
 #include "cli/options.h"
 #include "cli/self_record.h"
-#include "cli/stop_signal.h"
 
 static void usage(FILE *f)
 {

@@ -8,10 +8,10 @@
 #include "common/exit_codes.h"
 #include "common/human_size.h"
 #include "common/log.h"
+#include "common/stop_signal.h"
 #include "probes/dmabuf_export.h"
 #include "probes/probe_module.h"
 #include "cli/map_run.h"
-#include "cli/stop_signal.h"
 
 #define SEGMENTS_PRINTED 4
 

@@ -12,6 +12,7 @@
 #include "common/log.h"
 #include "common/privilege.h"
 #include "common/schema.h"
+#include "common/stop_signal.h"
 #include "tracer/aggregates.h"
 #include "tracer/bpf_capture.h"
 #include "tracer/event_writer.h"
@@ -40,13 +41,6 @@ struct loop_state {
 	uint64_t aggregate_lost;	/* calls not counted: the aggregates hash was full */
 	int failed;
 };
-
-static volatile sig_atomic_t stop_signal;
-
-static void on_stop_signal(int sig)
-{
-	stop_signal = sig;
-}
 
 /* Returns IT_EXIT_OK, or fail_code when tracefs cannot be used either. */
 static int open_tracefs(struct capture *c, const char *why, int fail_code)
@@ -304,18 +298,6 @@ static int store_capture_mode(sqlite3 *db, int64_t sid, const struct capture *c,
 	return capture_settings_store(db, sid, &used, flush_interval_ns);
 }
 
-static void install_signals(void)
-{
-	struct sigaction sa = { .sa_handler = on_stop_signal };
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	/* a traced command that died before it was released must not take the recorder with it */
-	signal(SIGPIPE, SIG_IGN);
-}
-
 int recorder_run(const struct recorder_opts *o)
 {
 	struct capture cap = {};
@@ -337,7 +319,9 @@ int recorder_run(const struct recorder_opts *o)
 		log_error("%s", err);
 		return IT_EXIT_FAILURE;
 	}
-	install_signals();
+	stop_on_signals();
+	/* a traced command that died before it was released must not take the recorder with it */
+	signal(SIGPIPE, SIG_IGN);
 	if (have_cmd && traced_command_fork(&cmd, o->command))
 		goto cleanup;
 	ret = open_capture(&cap, o);

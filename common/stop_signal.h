@@ -1,5 +1,6 @@
-/* SIGINT, SIGTERM and SIGHUP as a request to stop: the handler only records the signal, and the
- * commands that bind devices check it between steps, so every exit path puts devices back. */
+/* SIGINT, SIGTERM and SIGHUP as a request to stop, for every command that runs until asked: the
+ * handler only records the signal, and the recorder's loop and the commands that bind devices
+ * check it between steps, so every exit path ends the session and puts devices back. */
 #ifndef IOMMUTRACE_STOP_SIGNAL_H
 #define IOMMUTRACE_STOP_SIGNAL_H
 

@@ -1,5 +1,5 @@
-/* The stop request of map and io (see stop_signal.h). */
-#include "cli/stop_signal.h"
+/* The stop request (see stop_signal.h). */
+#include "common/stop_signal.h"
 
 volatile sig_atomic_t stop_signal;
 

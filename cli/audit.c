@@ -126,54 +126,47 @@ static int bar_option(int opt, const char *arg, struct audit_bar_opts *bar)
 	return 0;
 }
 
+struct audit_opts {
+	struct analysis_opts a;
+	struct audit_bar_opts *bar;	/* NULL: audit align */
+	const char *command;
+};
+
+static int on_option(void *ctx, int opt, const char *arg)
+{
+	struct audit_opts *o = ctx;
+	int rc = analysis_option(&o->a, opt, arg, o->command);
+
+	return rc <= 0 ? rc : bar_option(opt, arg, o->bar);	/* 'd', 'n': audit bar's */
+}
+
 /* Options of `audit align` (bar NULL) or `audit bar`: 0, 1 after --help, -1 bad usage. */
 static int parse_args(int argc, char **argv, const char *command, struct analysis_opts *o,
 		      struct audit_bar_opts *bar)
 {
 	static const struct option align_opts[] = {
 		ANALYSIS_LONG_OPTIONS,
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
 	static const struct option bar_opts[] = {
 		ANALYSIS_LONG_OPTIONS,
 		{ "device", required_argument, NULL, 'd' },
 		{ "iotlb-entries", required_argument, NULL, 'n' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
-	int opt, rc;
+	const struct cli_command cmd = {
+		.name = command, .short_opts = bar ? ANALYSIS_SHORT_OPTIONS "d:n:" :
+		ANALYSIS_SHORT_OPTIONS, .long_opts = bar ? bar_opts : align_opts,
+		.usage = bar ? usage_bar : usage_align, .on_option = on_option,
+		.operands = CLI_OPERANDS,
+	};
+	struct audit_opts ao = { .bar = bar, .command = command };
+	int status;
 
-	analysis_opts_init(o);
-	while ((opt = cli_getopt(argc, argv, bar ? ANALYSIS_SHORT_OPTIONS "d:n:vh" :
-				 ANALYSIS_SHORT_OPTIONS "vh", bar ? bar_opts : align_opts,
-				 command)) != -1) {
-		rc = analysis_option(o, opt, optarg, command);
-		if (rc < 0)
-			return -1;
-		if (rc == 0)
-			continue;
-		switch (opt) {
-		case 'd':
-		case 'n':
-			if (bar_option(opt, optarg, bar))
-				return -1;
-			break;
-		case 'v':
-			log_verbose++;
-			break;
-		case 'h':
-			if (bar)
-				usage_bar(stdout);
-			else
-				usage_align(stdout);
-			return 1;
-		default:
-			return -1;
-		}
-	}
+	analysis_opts_init(&ao.a);
+	if (!cli_parse(&cmd, argc, argv, &ao, &status))
+		return status == IT_EXIT_OK ? 1 : -1;
+	*o = ao.a;
 	return analysis_db_argument(o, argc, argv, command);
 }
 

@@ -471,41 +471,41 @@ static int print_json(const struct inventory *inv, const char *root)
 	return json_finish(&w);
 }
 
+struct devices_opts {
+	const char *root;
+	bool json;
+};
+
+static int on_option(void *ctx, int opt, const char *arg)
+{
+	struct devices_opts *o = ctx;
+
+	if (opt == 'r')
+		o->root = arg;
+	else if (opt == 'j')
+		o->json = true;
+	return 0;
+}
+
 int cmd_devices(int argc, char **argv)
 {
 	static const struct option long_opts[] = {
 		{ "root", required_argument, NULL, 'r' },
 		{ "json", no_argument, NULL, 'j' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
+	static const struct cli_command cmd = {
+		.name = "devices", .short_opts = "+", .long_opts = long_opts, .usage = usage,
+		.on_option = on_option, .operands = CLI_NO_OPERANDS,
+	};
+	struct devices_opts o = { .root = "/" };
 	struct inventory inv;
-	const char *root = "/";
-	int opt, json = 0, failed = 0, ret = IT_EXIT_FAILURE;
+	const char *root;
+	int status, failed = 0, ret = IT_EXIT_FAILURE;
 
-	while ((opt = cli_getopt(argc, argv, "+vh", long_opts, "devices")) != -1) {
-		switch (opt) {
-		case 'r':
-			root = optarg;
-			break;
-		case 'j':
-			json = 1;
-			break;
-		case 'v':
-			log_verbose++;
-			break;
-		case 'h':
-			usage(stdout);
-			return IT_EXIT_OK;
-		default:
-			return IT_EXIT_USAGE;
-		}
-	}
-	if (optind < argc) {
-		log_error("unexpected argument '%s'; see 'iommutrace devices --help'", argv[optind]);
-		return IT_EXIT_USAGE;
-	}
+	if (!cli_parse(&cmd, argc, argv, &o, &status))
+		return status;
+	root = o.root;
 	if (!*root) {
 		log_error("--root needs a directory");
 		return IT_EXIT_USAGE;
@@ -513,7 +513,7 @@ int cmd_devices(int argc, char **argv)
 	/* inventory_read logs its own failure and leaves inv empty */
 	if (inventory_read(root, &inv))
 		goto cleanup;
-	if (json)
+	if (o.json)
 		failed = print_json(&inv, root);
 	else
 		print_text(&inv, root);

@@ -316,60 +316,64 @@ cleanup:
 	return ret;
 }
 
+struct import_opts {
+	const char *db_path;
+	bool force;
+	enum import_format format;
+};
+
+static int on_option(void *ctx, int opt, const char *arg)
+{
+	struct import_opts *o = ctx;
+
+	switch (opt) {
+	case 'o':
+		o->db_path = arg;
+		return 0;
+	case 'f':
+		o->force = true;
+		return 0;
+	default:	/* 'F' */
+		if (!strcmp(arg, "auto")) {
+			o->format = FORMAT_AUTO;
+		} else if (!strcmp(arg, "dat")) {
+			o->format = FORMAT_DAT;
+		} else if (!strcmp(arg, "text")) {
+			o->format = FORMAT_TEXT;
+		} else {
+			log_error("bad format '%s': give auto, dat or text", arg);
+			return -1;
+		}
+		return 0;
+	}
+}
+
 int cmd_import(int argc, char **argv)
 {
 	static const struct option long_opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "format", required_argument, NULL, 'F' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
-	enum import_format format = FORMAT_AUTO;
-	const char *db_path = NULL;
-	bool force = false;
-	int opt;
+	static const struct cli_command cmd = {
+		.name = "import", .short_opts = "o:f", .long_opts = long_opts, .usage = usage,
+		.on_option = on_option, .operands = CLI_OPERANDS,
+	};
+	struct import_opts o = { .format = FORMAT_AUTO };
+	int status;
 
-	while ((opt = cli_getopt(argc, argv, "o:fvh", long_opts, "import")) != -1) {
-		switch (opt) {
-		case 'o':
-			db_path = optarg;
-			break;
-		case 'f':
-			force = true;
-			break;
-		case 'F':
-			if (!strcmp(optarg, "auto")) {
-				format = FORMAT_AUTO;
-			} else if (!strcmp(optarg, "dat")) {
-				format = FORMAT_DAT;
-			} else if (!strcmp(optarg, "text")) {
-				format = FORMAT_TEXT;
-			} else {
-				log_error("bad format '%s': give auto, dat or text", optarg);
-				return IT_EXIT_USAGE;
-			}
-			break;
-		case 'v':
-			log_verbose++;
-			break;
-		case 'h':
-			usage(stdout);
-			return IT_EXIT_OK;
-		default:
-			return IT_EXIT_USAGE;
-		}
-	}
+	if (!cli_parse(&cmd, argc, argv, &o, &status))
+		return status;
 	if (optind != argc - 1) {
 		log_error(optind == argc ?
 			  "no input file: give the trace.dat or text file to read" :
 			  "more than one input file: import reads one file per run");
 		return IT_EXIT_USAGE;
 	}
-	if (!db_path) {
+	if (!o.db_path) {
 		log_error("no output database: give -o DB");
 		return IT_EXIT_USAGE;
 	}
-	return run_import(argv[optind], db_path, force, format);
+	return run_import(argv[optind], o.db_path, o.force, o.format);
 }

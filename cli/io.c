@@ -165,6 +165,52 @@ static int add_device(struct io_opts *o, const char *arg)
 }
 
 /* Option values, each checked alone; check_sizes checks them together. */
+/* The command line as given; sizes are checked once the buffer is known. */
+struct io_args {
+	struct io_opts *o;
+	const char *size_arg, *window_arg;
+};
+
+static int on_option(void *ctx, int opt, const char *arg)
+{
+	struct io_args *a = ctx;
+	struct io_opts *o = a->o;
+	const char *bad = NULL;
+
+	switch (opt) {
+	case 'd': return add_device(o, arg);
+	case 'e': if (!(o->engine = io_engine_find(arg))) bad = "engine"; break;
+	case 'n':
+		if (parse_u64(arg, &o->nsid) || !o->nsid || o->nsid > UINT32_MAX)
+			bad = "nsid";
+		o->nsid_given = true;
+		break;
+	case 'w': if (io_workload_parse(arg, &o->workload)) bad = "workload"; break;
+	case 'A': o->allow_write = true; break;
+	case 'B': if (parse_size(arg, &o->bs)) bad = "bs"; break;
+	case 'Q': if (parse_qds(arg, o)) bad = "qd"; break;
+	case 't': if (parse_duration_ns(arg, &o->duration_ns)) bad = "time"; break;
+	case 'r': if (parse_u64(arg, &o->repeat) || !o->repeat || o->repeat > 1000) bad = "repeat"; break;
+	case 'b': o->buffer_arg = arg; if (buffer_parse(arg, &o->buffer)) bad = "buffer"; break;
+	case 's': a->size_arg = arg; break;
+	case 'O': if (parse_size(arg, &o->offset)) bad = "offset"; break;
+	case 'W': a->window_arg = arg; break;
+	case 'i': if (parse_u64(arg, &o->iova) || o->iova % LEAF_4K) bad = "iova"; break;
+	case 'm': if (mapper_parse(arg, &o->mapper)) bad = "mapper"; break;
+	case 'V': o->verify = true; break;
+	case 'j': o->json = true; break;
+	case 'f': o->force = true; break;
+	case 'o': o->db_path = arg; break;
+	case 'R': o->replace = true; break;
+	case 'P': o->append = true; break;
+	}
+	if (bad) {
+		log_error("bad --%s '%s'; see 'iommutrace io --help'", bad, arg);
+		return -1;
+	}
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct io_opts *o, const char **size_arg,
 		      const char **window_arg)
 {
@@ -190,56 +236,19 @@ static int parse_args(int argc, char **argv, struct io_opts *o, const char **siz
 		{ "output", required_argument, NULL, 'o' },
 		{ "replace", no_argument, NULL, 'R' },
 		{ "append", no_argument, NULL, 'P' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
-	const char *bad = NULL;
-	int opt;
+	static const struct cli_command cmd = {
+		.name = "io", .short_opts = "d:e:n:w:t:b:s:m:o:f", .long_opts = long_opts,
+		.usage = usage, .on_option = on_option, .operands = CLI_NO_OPERANDS,
+	};
+	struct io_args a = { .o = o, .size_arg = *size_arg, .window_arg = *window_arg };
+	int status;
 
-	while ((opt = cli_getopt(argc, argv, "d:e:n:w:t:b:s:m:o:fvh", long_opts, "io")) != -1) {
-		switch (opt) {
-		case 'd':
-			if (add_device(o, optarg))
-				return -1;
-			break;
-		case 'e': if (!(o->engine = io_engine_find(optarg))) bad = "engine"; break;
-		case 'n':
-			if (parse_u64(optarg, &o->nsid) || !o->nsid || o->nsid > UINT32_MAX)
-				bad = "nsid";
-			o->nsid_given = true;
-			break;
-		case 'w': if (io_workload_parse(optarg, &o->workload)) bad = "workload"; break;
-		case 'A': o->allow_write = true; break;
-		case 'B': if (parse_size(optarg, &o->bs)) bad = "bs"; break;
-		case 'Q': if (parse_qds(optarg, o)) bad = "qd"; break;
-		case 't': if (parse_duration_ns(optarg, &o->duration_ns)) bad = "time"; break;
-		case 'r': if (parse_u64(optarg, &o->repeat) || !o->repeat || o->repeat > 1000) bad = "repeat"; break;
-		case 'b': o->buffer_arg = optarg; if (buffer_parse(optarg, &o->buffer)) bad = "buffer"; break;
-		case 's': *size_arg = optarg; break;
-		case 'O': if (parse_size(optarg, &o->offset)) bad = "offset"; break;
-		case 'W': *window_arg = optarg; break;
-		case 'i': if (parse_u64(optarg, &o->iova) || o->iova % LEAF_4K) bad = "iova"; break;
-		case 'm': if (mapper_parse(optarg, &o->mapper)) bad = "mapper"; break;
-		case 'V': o->verify = true; break;
-		case 'j': o->json = true; break;
-		case 'f': o->force = true; break;
-		case 'o': o->db_path = optarg; break;
-		case 'R': o->replace = true; break;
-		case 'P': o->append = true; break;
-		case 'v': log_verbose++; break;
-		case 'h': usage(stdout); return 1;
-		default: return -1;
-		}
-		if (bad) {
-			log_error("bad --%s '%s'; see 'iommutrace io --help'", bad, optarg);
-			return -1;
-		}
-	}
-	if (optind < argc) {
-		log_error("unexpected argument '%s'; see 'iommutrace io --help'", argv[optind]);
-		return -1;
-	}
+	if (!cli_parse(&cmd, argc, argv, &a, &status))
+		return status == IT_EXIT_OK ? 1 : -1;
+	*size_arg = a.size_arg;
+	*window_arg = a.window_arg;
 	if (!o->ndevices) {
 		log_error("io needs --device BDF (an NVMe controller); see 'iommutrace io --help'");
 		return -1;

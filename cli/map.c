@@ -113,6 +113,35 @@ static int check_import(const struct map_opts *o)
 	return 0;
 }
 
+/* The command line as given, before it is checked. */
+struct map_args {
+	struct map_opts *o;
+	const char *device, *importer;
+};
+
+static int on_option(void *ctx, int opt, const char *arg)
+{
+	struct map_args *m = ctx;
+	struct map_opts *o = m->o;
+
+	switch (opt) {
+	case 'd': m->device = arg; break;
+	case 'I': m->importer = arg; break;
+	case 'b': o->buffer_arg = arg; break;
+	case 's': o->size_arg = arg; break;
+	case 'O': o->offset_arg = arg; break;
+	case 'i': o->iova_arg = arg; break;
+	case 'H': o->hold = true; break;
+	case 'r': o->repeat_arg = arg; break;
+	case 'm': o->mapper_arg = arg; break;
+	case 'o': o->db_path = arg; break;
+	case 'f': o->force = true; break;
+	case 'R': o->replace = true; break;
+	case 'A': o->append = true; break;
+	}
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct map_opts *o)
 {
 	static const struct option long_opts[] = {
@@ -129,38 +158,21 @@ static int parse_args(int argc, char **argv, struct map_opts *o)
 		{ "force", no_argument, NULL, 'f' },
 		{ "replace", no_argument, NULL, 'R' },
 		{ "append", no_argument, NULL, 'A' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
-	const char *device = NULL, *importer = NULL;
-	int opt;
+	static const struct cli_command cmd = {
+		.name = "map", .short_opts = "d:I:b:s:m:o:f", .long_opts = long_opts,
+		.usage = usage, .on_option = on_option, .operands = CLI_NO_OPERANDS,
+	};
+	struct map_args m = { .o = o };
+	const char *device, *importer;
+	int status;
 
 	o->repeat = 1;
-	while ((opt = cli_getopt(argc, argv, "d:I:b:s:m:o:fvh", long_opts, "map")) != -1) {
-		switch (opt) {
-		case 'd': device = optarg; break;
-		case 'I': importer = optarg; break;
-		case 'b': o->buffer_arg = optarg; break;
-		case 's': o->size_arg = optarg; break;
-		case 'O': o->offset_arg = optarg; break;
-		case 'i': o->iova_arg = optarg; break;
-		case 'H': o->hold = true; break;
-		case 'r': o->repeat_arg = optarg; break;
-		case 'm': o->mapper_arg = optarg; break;
-		case 'o': o->db_path = optarg; break;
-		case 'f': o->force = true; break;
-		case 'R': o->replace = true; break;
-		case 'A': o->append = true; break;
-		case 'v': log_verbose++; break;
-		case 'h': usage(stdout); return 1;
-		default: return -1;
-		}
-	}
-	if (optind < argc) {
-		log_error("unexpected argument '%s'; see 'iommutrace map --help'", argv[optind]);
-		return -1;
-	}
+	if (!cli_parse(&cmd, argc, argv, &m, &status))
+		return status == IT_EXIT_OK ? 1 : -1;
+	device = m.device;
+	importer = m.importer;
 	if (device && importer) {
 		log_error("--device and --import-as name the same thing, the device whose domain "
 			  "receives the mapping: give one");

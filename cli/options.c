@@ -1,6 +1,7 @@
 /* One-line option errors for every subcommand (see options.h). */
 #include <stdio.h>
 #include <string.h>
+#include "common/exit_codes.h"
 #include "common/log.h"
 #include "tracer/aggregates.h"
 #include "cli/options.h"
@@ -32,6 +33,39 @@ int cli_getopt(int argc, char **argv, const char *optstring, const struct option
 	else
 		log_error("unknown option '%s'; see 'iommutrace %s --help'", arg, command);
 	return '?';
+}
+
+bool cli_parse(const struct cli_command *c, int argc, char **argv, void *ctx, int *status)
+{
+	struct option longs[64];
+	char shorts[64];
+	size_t n = 0;
+	int opt;
+
+	for (const struct option *o = c->long_opts; o && o->name && n < 61; o++)
+		longs[n++] = *o;
+	longs[n++] = (struct option){ "verbose", no_argument, NULL, 'v' };
+	longs[n++] = (struct option){ "help", no_argument, NULL, 'h' };
+	longs[n] = (struct option){ 0 };
+	snprintf(shorts, sizeof(shorts), "%svh", c->short_opts);
+	*status = IT_EXIT_USAGE;
+	while ((opt = cli_getopt(argc, argv, shorts, longs, c->name)) != -1) {
+		if (opt == 'v') {
+			log_verbose++;
+		} else if (opt == 'h') {
+			c->usage(stdout);
+			*status = IT_EXIT_OK;
+			return false;
+		} else if (opt == '?' || c->on_option(ctx, opt, optarg)) {
+			return false;
+		}
+	}
+	if (c->operands == CLI_NO_OPERANDS && optind < argc) {
+		log_error("unexpected argument '%s'; see 'iommutrace %s --help'", argv[optind],
+			  c->name);
+		return false;
+	}
+	return true;
 }
 
 int cli_parse_capture_mode(const char *arg, enum capture_mode *mode)

@@ -61,6 +61,78 @@ static void usage(FILE *f)
 "exit status: 0 ok, 1 failure, 2 bad usage, 3 BPF load/attach failed, 4 missing privilege\n");
 }
 
+/* The command line: the recorder's options, and what is checked once all are read. */
+struct record_args {
+	struct recorder_opts o;
+	bool list, mode_given;
+	const char *threshold, *flush;
+};
+
+static int on_option(void *ctx, int opt, const char *arg)
+{
+	struct record_args *a = ctx;
+	struct recorder_opts *o = &a->o;
+	uint64_t size;
+
+	switch (opt) {
+	case 'o':
+		o->db_path = arg;
+		break;
+	case 'd':
+		if (parse_duration_ns(arg, &o->duration_ns)) {
+			log_error("bad duration '%s': give seconds (e.g. 10, 0.5) or a number with us, "
+				  "ms, s, m or h", arg);
+			return -1;
+		}
+		break;
+	case 'f':
+		o->force = true;
+		break;
+	case 'a':
+		o->append = true;
+		break;
+	case 'r':
+		if (parse_size(arg, &size) || size < 4096 || size > (1ull << 31)) {
+			log_error("bad ring size '%s': give 4K to 2G (e.g. 64M)", arg);
+			return -1;
+		}
+		o->ringbuf_bytes = size;
+		break;
+	case 't':
+		o->use_tracefs = true;
+		break;
+	case 'P':
+		o->tracepoints_only = true;
+		break;
+	case 'l':
+		a->list = true;
+		break;
+	case 's':
+		o->sysfs_root = arg;
+		break;
+	case 'm':
+		if (cli_parse_capture_mode(arg, &o->mode))
+			return -1;
+		a->mode_given = true;
+		break;
+	case 'T':
+		if (parse_size(arg, &o->threshold_bytes) || !o->threshold_bytes) {
+			log_error("bad threshold '%s': give a size above 0 (e.g. 64K, 2M)", arg);
+			return -1;
+		}
+		a->threshold = arg;
+		break;
+	case 'F':
+		if (parse_duration_ns(arg, &o->flush_interval_ns) || o->flush_interval_ns < 1000000) {
+			log_error("bad flush interval '%s': give 1ms or more (e.g. 500ms, 2s)", arg);
+			return -1;
+		}
+		a->flush = arg;
+		break;
+	}
+	return 0;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	static const struct option long_opts[] = {
@@ -76,117 +148,53 @@ int cmd_record(int argc, char **argv)
 		{ "threshold", required_argument, NULL, 'T' },
 		{ "flush-interval", required_argument, NULL, 'F' },
 		{ "tracepoints-only", no_argument, NULL, 'P' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "verbose", no_argument, NULL, 'v' },
 		{},
 	};
-	struct recorder_opts o = { .sysfs_root = "/", .mode = CAPTURE_THRESHOLD,
-				   .schema = &iommutrace_schema, .finish = analysis_session_finish };
-	int opt, list = 0, mode_given = 0;
-	const char *threshold = NULL, *flush = NULL;
-	uint64_t size;
+	static const struct cli_command cmd = {
+		.name = "record", .short_opts = "+o:d:fa", .long_opts = long_opts, .usage = usage,
+		.on_option = on_option, .operands = CLI_OPERANDS,
+	};
+	struct record_args a = {
+		.o = { .sysfs_root = "/", .mode = CAPTURE_THRESHOLD, .schema = &iommutrace_schema,
+		       .finish = analysis_session_finish },
+	};
+	struct recorder_opts *o = &a.o;
+	int status;
 
-	while ((opt = cli_getopt(argc, argv, "+o:d:favh", long_opts, "record")) != -1) {
-		switch (opt) {
-		case 'o':
-			o.db_path = optarg;
-			break;
-		case 'd':
-			if (parse_duration_ns(optarg, &o.duration_ns)) {
-				log_error("bad duration '%s': give seconds (e.g. 10, 0.5) or a "
-					  "number with us, ms, s, m or h", optarg);
-				return IT_EXIT_USAGE;
-			}
-			break;
-		case 'f':
-			o.force = true;
-			break;
-		case 'a':
-			o.append = true;
-			break;
-		case 'r':
-			if (parse_size(optarg, &size) || size < 4096 || size > (1ull << 31)) {
-				log_error("bad ring size '%s': give 4K to 2G (e.g. 64M)", optarg);
-				return IT_EXIT_USAGE;
-			}
-			o.ringbuf_bytes = size;
-			break;
-		case 't':
-			o.use_tracefs = true;
-			break;
-		case 'P':
-			o.tracepoints_only = true;
-			break;
-		case 'l':
-			list = 1;
-			break;
-		case 's':
-			o.sysfs_root = optarg;
-			break;
-		case 'm':
-			if (cli_parse_capture_mode(optarg, &o.mode))
-				return IT_EXIT_USAGE;
-			mode_given = 1;
-			break;
-		case 'T':
-			if (parse_size(optarg, &o.threshold_bytes) || !o.threshold_bytes) {
-				log_error("bad threshold '%s': give a size above 0 (e.g. 64K, 2M)",
-					  optarg);
-				return IT_EXIT_USAGE;
-			}
-			threshold = optarg;
-			break;
-		case 'F':
-			if (parse_duration_ns(optarg, &o.flush_interval_ns) ||
-			    o.flush_interval_ns < 1000000) {
-				log_error("bad flush interval '%s': give 1ms or more (e.g. 500ms, 2s)",
-					  optarg);
-				return IT_EXIT_USAGE;
-			}
-			flush = optarg;
-			break;
-		case 'v':
-			log_verbose++;
-			break;
-		case 'h':
-			usage(stdout);
-			return IT_EXIT_OK;
-		default:
-			return IT_EXIT_USAGE;
-		}
-	}
+	if (!cli_parse(&cmd, argc, argv, &a, &status))
+		return status;
 	if (optind < argc) {
-		o.command = argv + optind;
+		o->command = argv + optind;
 		if (strcmp(argv[optind - 1], "--")) {
 			log_error("unexpected argument '%s': put the command to trace after '--'",
 				  argv[optind]);
 			return IT_EXIT_USAGE;
 		}
 	}
-	if (list)
-		return recorder_list_probes(&o);
-	if (!o.db_path) {
+	if (a.list)
+		return recorder_list_probes(o);
+	if (!o->db_path) {
 		log_error("no output database: give -o FILE.db");
 		return IT_EXIT_USAGE;
 	}
-	if (threshold && o.mode != CAPTURE_THRESHOLD) {
+	if (a.threshold && o->mode != CAPTURE_THRESHOLD) {
 		log_error("--threshold sets the threshold mode's boundary: drop it or --mode %s",
-			  capture_mode_name(o.mode));
+			  capture_mode_name(o->mode));
 		return IT_EXIT_USAGE;
 	}
-	if (flush && o.mode == CAPTURE_PER_EVENT) {
+	if (a.flush && o->mode == CAPTURE_PER_EVENT) {
 		log_error("--flush-interval stores counts, which --mode per-event does not keep: "
 			  "give one");
 		return IT_EXIT_USAGE;
 	}
-	if (o.use_tracefs && mode_given && o.mode != CAPTURE_PER_EVENT) {
+	if (o->use_tracefs && a.mode_given && o->mode != CAPTURE_PER_EVENT) {
 		log_error("--tracefs records every call: --mode %s needs eBPF capture",
-			  capture_mode_name(o.mode));
+			  capture_mode_name(o->mode));
 		return IT_EXIT_USAGE;
 	}
-	if (o.force && o.append) {
+	if (o->force && o->append) {
 		log_error("--force replaces FILE and --append adds to it: give one");
 		return IT_EXIT_USAGE;
 	}
-	return recorder_run(&o);
+	return recorder_run(o);
 }

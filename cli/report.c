@@ -41,39 +41,42 @@ ANALYSIS_OPTIONS_HELP
 "no such session), 2 bad usage\n");
 }
 
+struct report_opts {
+	struct analysis_opts a;
+	const char *plot_dir;
+};
+
+static int on_option(void *ctx, int opt, const char *arg)
+{
+	struct report_opts *o = ctx;
+	int rc = analysis_option(&o->a, opt, arg, "report");
+
+	if (rc <= 0)
+		return rc;
+	o->plot_dir = arg;	/* 'P' */
+	return 0;
+}
+
+/* 0, 1 after --help, -1 bad usage (said) */
 static int parse_args(int argc, char **argv, struct analysis_opts *o, const char **plot_dir)
 {
 	static const struct option long_opts[] = {
 		ANALYSIS_LONG_OPTIONS,
 		{ "plot", required_argument, NULL, 'P' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
-	int opt, rc;
+	static const struct cli_command cmd = {
+		.name = "report", .short_opts = ANALYSIS_SHORT_OPTIONS "P:", .long_opts = long_opts,
+		.usage = usage, .on_option = on_option, .operands = CLI_OPERANDS,
+	};
+	struct report_opts ro = { .plot_dir = NULL };
+	int status;
 
-	analysis_opts_init(o);
-	while ((opt = cli_getopt(argc, argv, ANALYSIS_SHORT_OPTIONS "P:vh", long_opts, "report")) !=
-	       -1) {
-		rc = analysis_option(o, opt, optarg, "report");
-		if (rc < 0)
-			return -1;
-		if (rc == 0)
-			continue;
-		switch (opt) {
-		case 'P':
-			*plot_dir = optarg;
-			break;
-		case 'v':
-			log_verbose++;
-			break;
-		case 'h':
-			usage(stdout);
-			return 1;
-		default:
-			return -1;
-		}
-	}
+	analysis_opts_init(&ro.a);
+	if (!cli_parse(&cmd, argc, argv, &ro, &status))
+		return status == IT_EXIT_OK ? 1 : -1;
+	*o = ro.a;
+	*plot_dir = ro.plot_dir;
 	return analysis_db_argument(o, argc, argv, "report");
 }
 

@@ -140,30 +140,31 @@ static void count_entry(const char *name, void *ctx)
 	(*(int *)ctx)++;
 }
 
+static int on_option(void *ctx, int opt, const char *arg)
+{
+	struct restore_run *r = ctx;
+
+	if (opt == 'n')
+		r->dry_run = true;
+	return 0;
+}
+
 int cmd_restore(int argc, char **argv)
 {
 	static const struct option long_opts[] = {
 		{ "dry-run", no_argument, NULL, 'n' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
 		{},
+	};
+	static const struct cli_command cmd = {
+		.name = "restore", .short_opts = "", .long_opts = long_opts, .usage = usage,
+		.on_option = on_option, .operands = CLI_NO_OPERANDS,
 	};
 	struct restore_run r = { 0 };
 	char dir[PATH_MAX];
-	int opt, entries = 0;
+	int status, entries = 0;
 
-	while ((opt = cli_getopt(argc, argv, "vh", long_opts, "restore")) != -1) {
-		switch (opt) {
-		case 'n': r.dry_run = true; break;
-		case 'v': log_verbose++; break;
-		case 'h': usage(stdout); return IT_EXIT_OK;
-		default: return IT_EXIT_USAGE;
-		}
-	}
-	if (optind < argc) {
-		log_error("unexpected argument '%s'; see 'iommutrace restore --help'", argv[optind]);
-		return IT_EXIT_USAGE;
-	}
+	if (!cli_parse(&cmd, argc, argv, &r, &status))
+		return status;
 	if (binding_journal_dir(dir, sizeof(dir))) {
 		log_error("the binding journal's path is too long: shorten IOMMUTRACE_RUN_DIR");
 		return IT_EXIT_FAILURE;

@@ -1,6 +1,6 @@
 /* Subcommands of the iommutrace binary. Each takes argv as after the subcommand name
- * (argv[0] is the subcommand), parses its own options with getopt_long, prints its own --help,
- * and returns an enum it_exit code. */
+ * (argv[0] is the subcommand), parses its options from its own table (cli_parse, options.h),
+ * prints its own --help, and returns an enum it_exit code. */
 #ifndef IOMMUTRACE_COMMANDS_H
 #define IOMMUTRACE_COMMANDS_H
 

@@ -11,7 +11,10 @@
 #define AGGREGATES_SECTION_COLUMNS \
 	"domain, op, call_sizes, pgsize_bytes, calls, bytes, pages"
 
-/* Notes under the section: the session's capture mode and what it left out of the rows. */
+/**
+ * aggregate_notes() - Notes under the section: the session's capture mode and what it left out of
+ * the rows.
+ */
 void aggregate_notes(struct render *r, sqlite3 *db, int64_t sid);
 
 #endif

@@ -17,13 +17,21 @@ struct analysis {
 	size_t nsessions;
 };
 
-/* Opens path with schema (every part, the analyzer's included); only_session >= 0 picks that
- * session (refused when absent), else all of them. */
+/**
+ * analysis_open() - Open @path with @schema (every part, the analyzer's included).
+ * @only_session: >= 0 picks that session (refused when absent), else all of them
+ *
+ * Return: 0, or -1 (logged).
+ */
 int analysis_open(struct analysis *a, const char *path, const struct itdb_schema *schema,
 		  int64_t only_session);
 void analysis_close(struct analysis *a);
-/* The analyzer's step at the end of a session that record or import wrote: its map lifetimes
- * and summaries, so that a report reads them at once. */
+/**
+ * analysis_session_finish() - The analyzer's step at the end of a session that record or import
+ * wrote: its map lifetimes and summaries, so that a report reads them at once.
+ *
+ * Return: 0, or -1 (logged).
+ */
 int analysis_session_finish(sqlite3 *db, int64_t session_id);
 
 #endif

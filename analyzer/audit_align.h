@@ -25,9 +25,15 @@
 	"    AS pages_unknown_bytes" \
 	"   FROM " groups " GROUP BY session_id)"
 
-/* Renders both sections for one session; title_suffix ("" or " (session 2)") goes after each
- * title. Text gets a table of the numbers with the fixes as notes under it, JSON and CSV every
- * column of the views. 0, or -1 (logged). */
+/**
+ * audit_align_render() - Render both sections for one session.
+ * @title_suffix: "" or " (session 2)"; goes after each title
+ *
+ * Text gets a table of the numbers with the fixes as notes under it, JSON and CSV every column of
+ * the views.
+ *
+ * Return: 0, or -1 (logged).
+ */
 int audit_align_render(struct render *r, sqlite3 *db, int64_t session_id,
 		       const char *title_suffix);
 

@@ -26,10 +26,19 @@ struct audit_bar_opts {
 	int64_t iotlb_entries;
 };
 
-/* Renders both sections for one session (title_suffix as in audit_align_render). 0, or -1. */
+/**
+ * audit_bar_render() - Render both sections for one session.
+ * @title_suffix: as in audit_align_render()
+ *
+ * Return: 0, or -1.
+ */
 int audit_bar_render(struct render *r, sqlite3 *db, int64_t session_id, const char *title_suffix,
 		     const struct audit_bar_opts *o);
-/* Whether the database recorded a BAR of device bdf in any session: 1, 0, or -1 (logged). */
+/**
+ * audit_bar_device_known() - Whether the database recorded a BAR of device @bdf in any session.
+ *
+ * Return: 1, 0, or -1 (logged).
+ */
 int audit_bar_device_known(sqlite3 *db, const char *bdf);
 
 #endif

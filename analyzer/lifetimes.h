@@ -11,12 +11,21 @@
 #include <stdint.h>
 #include <sqlite3.h>
 
-/* (Re)computes map_pieces for the session from its maps and unmaps, with the session's
- * summaries (summary.h) from the same sweep, in one transaction, and notes it in
- * map_pieces_state. */
+/**
+ * lifetimes_compute() - (Re)compute map_pieces for the session from its maps and unmaps.
+ *
+ * With the session's summaries (summary.h) from the same sweep, in one transaction, and noted in
+ * map_pieces_state.
+ *
+ * Return: 0, or -1 (logged).
+ */
 int lifetimes_compute(sqlite3 *db, int64_t session_id);
-/* lifetimes_compute, unless map_pieces_state and session_summary say it was done for the session
- * as it is now (the same number of maps and unmaps). */
+/**
+ * lifetimes_ensure() - lifetimes_compute(), unless map_pieces_state and session_summary say it was
+ * done for the session as it is now (the same number of maps and unmaps).
+ *
+ * Return: 0, or -1 (logged).
+ */
 int lifetimes_ensure(sqlite3 *db, int64_t session_id);
 
 #endif

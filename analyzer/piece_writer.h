@@ -10,9 +10,13 @@
 #include <stdint.h>
 #include <sqlite3.h>
 
-/* A map_pieces row of the session: unmapped_ns NULL where end_ns < 0, unmap_id NULL where
- * unmap_id < 0, domain_ptr NULL where !known; reason a string that outlives the writer, or
- * NULL. */
+/**
+ * struct piece_row - A map_pieces row of the session.
+ * @end_ns:   < 0: unmapped_ns NULL
+ * @unmap_id: < 0: unmap_id NULL
+ * @known:    false: domain_ptr NULL
+ * @reason:   a string that outlives the writer, or NULL
+ */
 struct piece_row {
 	int64_t map_id, domain, iova, paddr, size, mapped_ns, end_ns, unmap_id;
 	bool known;
@@ -23,7 +27,11 @@ struct piece_writer;
 
 struct piece_writer *piece_writer_begin(sqlite3 *db, int64_t session_id);
 int piece_writer_add(struct piece_writer *w, const struct piece_row *r);
-/* Writes the rows still waiting and makes the indexes again. */
+/**
+ * piece_writer_end() - Write the rows still waiting and make the indexes again.
+ *
+ * Return: 0, or -1 (logged).
+ */
 int piece_writer_end(struct piece_writer *w);
 void piece_writer_free(struct piece_writer *w);
 

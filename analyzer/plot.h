@@ -14,8 +14,12 @@
 #include <stdint.h>
 #include <sqlite3.h>
 
-/* Makes the session's figures in dir (created when absent). Returns how many were made, or -1
- * (logged: without gnuplot, one line that says how to install it, before anything is written). */
+/**
+ * plot_session() - Make the session's figures in @dir (created when absent).
+ *
+ * Return: how many were made, or -1 (logged: without gnuplot, one line that says how to install
+ * it, before anything is written).
+ */
 int plot_session(sqlite3 *db, int64_t session_id, const char *dir);
 
 #endif

@@ -33,20 +33,45 @@ struct render {
 	int sections;		/* rendered so far */
 };
 
-/* "text", "json" or "csv"; -1 otherwise. */
+/**
+ * render_format_parse() - Parse "text", "json" or "csv".
+ *
+ * Return: 0, or -1 for anything else.
+ */
 int render_format_parse(const char *s, enum render_format *out);
-/* Starts the output: command names what is rendered ("report", "audit align"). */
+/**
+ * render_begin() - Start the output.
+ * @command: names what is rendered ("report", "audit align")
+ */
 void render_begin(struct render *r, enum render_format format, FILE *f, const char *command,
 		  const char *db_path);
-/* Renders every row of st (prepared and bound; stepped here, reset after) as one section named
- * name (a word, for JSON and CSV) with the title people read. Returns the rows, or -1. */
+/**
+ * render_statement() - Render every row of @st as one section.
+ * @st: prepared and bound; stepped here, reset after
+ * @name: a word, for JSON and CSV
+ * @title: the title people read
+ *
+ * Return: the rows, or -1.
+ */
 long render_statement(struct render *r, sqlite3_stmt *st, const char *name, const char *title);
-/* Prepares sql, binds ?1 to session_id when it is >= 0, renders it as render_statement does. */
+/**
+ * render_query() - Prepare @sql, bind ?1 to @session_id when it is >= 0, and render it as
+ * render_statement() does.
+ *
+ * Return: as render_statement().
+ */
 long render_query(struct render *r, sqlite3 *db, const char *name, const char *title,
 		  const char *sql, int64_t session_id);
-/* A line of explanation for the section rendered last: text indents it under the table. */
+/**
+ * render_note() - A line of explanation for the section rendered last: text indents it under the
+ * table.
+ */
 void render_note(struct render *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Ends the output and flushes; 0, or -1 when something failed to be written. */
+/**
+ * render_end() - End the output and flush.
+ *
+ * Return: 0, or -1 when something failed to be written.
+ */
 int render_end(struct render *r);
 
 #endif

@@ -25,10 +25,18 @@ enum report_section {
 	REPORT_SECTIONS
 };
 
-/* Renders one section of session_id's report; 0, or -1 (logged). */
+/**
+ * report_section() - Render one section of @session_id's report.
+ *
+ * Return: 0, or -1 (logged).
+ */
 int report_section(struct render *r, sqlite3 *db, int64_t session_id, enum report_section s);
-/* Renders every section of session_id's report, in the order above, then the detailed runs
- * sections (analyzer/runs.h); 0, or -1 (logged). */
+/**
+ * report_session() - Render every section of @session_id's report, in the order above, then the
+ * detailed runs sections (analyzer/runs.h).
+ *
+ * Return: 0, or -1 (logged).
+ */
 int report_session(struct render *r, sqlite3 *db, int64_t session_id);
 
 #endif

@@ -10,7 +10,11 @@
 #include <sqlite3.h>
 #include "analyzer/render.h"
 
-/* Renders the runs sections of the session: nothing when it has no io run. 0, or -1 (logged). */
+/**
+ * runs_render() - Render the runs sections of the session: nothing when it has no io run.
+ *
+ * Return: 0, or -1 (logged).
+ */
 int runs_render(struct render *r, sqlite3 *db, int64_t session_id);
 
 #endif

@@ -21,7 +21,11 @@ extern const char analyzer_audit_views_sql[];	/* audit_views.c: audit align, aud
 extern const char analyzer_runs_views_sql[];	/* runs_views.c: the runs and their validity */
 extern const char analyzer_aggregate_views_sql[];	/* aggregate_views.c: report aggregates */
 
-/* Creates (or recreates) every analyzer view; 0, or -1 (logged). */
+/**
+ * analyzer_views_create() - Create (or recreate) every analyzer view.
+ *
+ * Return: 0, or -1 (logged).
+ */
 int analyzer_views_create(sqlite3 *db);
 
 #endif

@@ -42,22 +42,34 @@ struct amd_efr {
 void amd_cap_header_decode(uint32_t cap, struct amd_cap_header *out);
 void amd_efr_decode(uint64_t efr, struct amd_efr *out);
 
-/* Finds the EFR in the text of the 'features' file. Its format changed twice: "EFR" before
- * Linux 6.0; "EFR2:EFR" from 6.0 (the EFR2 patch printed features2 first); "EFR:EFR2" from 6.7,
- * when the per-unit words gave way to the global amd_iommu_efr/efr2 ("iommu/amd: Consolidate
- * feature detection and reporting logic"). kernel_release ("6.1.0-18-amd64"; NULL when unknown)
- * picks the order of two words. Without it, the nonzero word of a pair of which one is zero is
- * the EFR (EFR2 is zero on most hardware and in QEMU); otherwise the EFR is unknown. Returns 0,
- * or -1 with errno EINVAL (malformed text) or ENOENT (order undecidable). */
+/**
+ * amd_features_efr() - Find the EFR in the text of the 'features' file.
+ * @text: the file's text
+ * @kernel_release: "6.1.0-18-amd64", or NULL when unknown; picks the order of two words
+ * @efr: the EFR found
+ *
+ * Its format changed twice: "EFR" before Linux 6.0; "EFR2:EFR" from 6.0 (the EFR2 patch printed
+ * features2 first); "EFR:EFR2" from 6.7, when the per-unit words gave way to the global
+ * amd_iommu_efr/efr2 ("iommu/amd: Consolidate feature detection and reporting logic"). Without
+ * @kernel_release, the nonzero word of a pair of which one is zero is the EFR (EFR2 is zero on
+ * most hardware and in QEMU); otherwise the EFR is unknown.
+ *
+ * Return: 0, or -1 with errno EINVAL (malformed text) or ENOENT (order undecidable).
+ */
 int amd_features_efr(const char *text, const char *kernel_release, uint64_t *efr);
 
-/* Page sizes of a domain using the AMD v1 (host) page table, the default: every power of two
- * from 4 KiB to 2^51 except 512 GiB. A v1 entry with Next Level 7 is a leaf whose size is
- * encoded in its address bits, repeated over the entries it spans, so any power-of-two size is
- * one page. The set is the Linux driver's AMD_IOMMU_PGSIZES (drivers/iommu/amd/amd_iommu_types.h:
- * "512GB Pages are not supported due to a hardware bug"; recent kernels also stop at the 52-bit
- * physical address width). A 6.1 guest was seen mapping 64 KiB as pgsize 16 KiB x 4
- * (the design notes' AMD-Vi testbed facts). */
+/**
+ * amd_v1_pgsize_bitmap() - Page sizes of a domain using the AMD v1 (host) page table.
+ *
+ * The v1 table is the default. A v1 entry with Next Level 7 is a leaf whose size is encoded in its
+ * address bits, repeated over the entries it spans, so any power-of-two size is one page. The set
+ * is the Linux driver's AMD_IOMMU_PGSIZES (drivers/iommu/amd/amd_iommu_types.h: "512GB Pages are
+ * not supported due to a hardware bug"; recent kernels also stop at the 52-bit physical address
+ * width). A 6.1 guest was seen mapping 64 KiB as pgsize 16 KiB x 4 (the design notes' AMD-Vi
+ * testbed facts).
+ *
+ * Return: every power of two from 4 KiB to 2^51 except 512 GiB.
+ */
 uint64_t amd_v1_pgsize_bitmap(void);
 
 #endif

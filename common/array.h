@@ -5,9 +5,12 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-/* Reallocates items (n elements of elem bytes) to hold n + 1. Returns the new array, or NULL
- * when out of memory or the size would overflow (items is then unchanged and still owned by the
- * caller). */
+/**
+ * array_grow() - Reallocate @items (@n elements of @elem bytes) to hold @n + 1.
+ *
+ * Return: the new array, or NULL when out of memory or the size would overflow (@items is then
+ * unchanged and still owned by the caller).
+ */
 static inline void *array_grow(void *items, size_t n, size_t elem)
 {
 	if (n >= SIZE_MAX / elem - 1)

@@ -17,22 +17,38 @@ struct boot_option {
 	char *value;	/* NULL for a bare word ("iommu.forcedac"), "" for "name=" */
 };
 
-/* Appends the IOMMU options of cmdline, in command-line order, to *opts (*n entries, NULL/0 to
- * start). Returns 0, or -1 (errno ENOMEM) leaving *opts and *n as they were. */
+/**
+ * boot_options_parse() - Append the IOMMU options of @cmdline to *@opts, in command-line order.
+ * @opts: *@n entries; NULL/0 to start
+ *
+ * Return: 0, or -1 (errno ENOMEM) leaving *@opts and *@n as they were.
+ */
 int boot_options_parse(const char *cmdline, struct boot_option **opts, size_t *n);
 
-/* Reads ROOT/proc/cmdline and parses it. A missing or unreadable file gives no options and a
- * debug line (returns 0); -1 only when out of memory. */
+/**
+ * boot_options_read() - Read ROOT/proc/cmdline and parse it.
+ *
+ * A missing or unreadable file gives no options and a debug line.
+ *
+ * Return: 0, or -1 only when out of memory.
+ */
 int boot_options_read(const char *root, struct boot_option **opts, size_t *n);
 
 void boot_options_free(struct boot_option *opts, size_t n);
 
-/* True when the comma-separated value contains flag as one whole item: ("on,sp_off", "sp_off")
- * is true, ("on,sp_offx", "sp_off") and (NULL, ...) are false. */
+/**
+ * boot_option_value_has_flag() - Whether the comma-separated @value holds @flag as one whole item.
+ *
+ * Return: true for ("on,sp_off", "sp_off"); false for ("on,sp_offx", "sp_off") and (NULL, ...).
+ */
 bool boot_option_value_has_flag(const char *value, const char *flag);
 
-/* True when any option called name (compared as the kernel does) carries flag: the kernel
- * applies every occurrence in turn, so intel_iommu=on intel_iommu=sp_off turns both on. */
+/**
+ * boot_options_have_flag() - Whether any option called @name carries @flag.
+ * @name: compared as the kernel does
+ *
+ * The kernel applies every occurrence in turn, so intel_iommu=on intel_iommu=sp_off turns both on.
+ */
 bool boot_options_have_flag(const struct boot_option *opts, size_t n, const char *name,
 			    const char *flag);
 

@@ -8,15 +8,33 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-/* Parent: a new report file, announced to children through the environment. Returns the fd, or
- * -1. Call child_report_close() when the child has ended and the report was read. */
+/**
+ * child_report_create() - Parent: a new report file, announced to children in the environment.
+ *
+ * Call child_report_close() when the child has ended and the report was read.
+ *
+ * Return: the fd, or -1.
+ */
 int child_report_create(void);
 void child_report_close(int fd);
-/* Child: the fd the parent announced, taken out of the environment; -1 when none. */
+/**
+ * child_report_take() - Child: the fd the parent announced, taken out of the environment.
+ *
+ * Return: the fd, or -1 when none.
+ */
 int child_report_take(void);
 
-/* Writes or reads len bytes at off; read returns 1 when the file ends first. */
+/**
+ * child_report_write() - Write @len bytes at @off.
+ *
+ * Return: 0, or -1.
+ */
 int child_report_write(int fd, const void *buf, size_t len, off_t off);
+/**
+ * child_report_read() - Read @len bytes at @off.
+ *
+ * Return: 0; 1 when the file ends first; -1 on error.
+ */
 int child_report_read(int fd, void *buf, size_t len, off_t off);
 
 #endif

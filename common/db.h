@@ -10,14 +10,20 @@
 #include <stdbool.h>
 #include <sqlite3.h>
 
-/* One owner's part of the schema: its tables and views as of the current version, and the steps
- * that bring a file of an older version there. */
+/**
+ * struct itdb_schema_part - One owner's part of the schema: its tables and views as of the
+ * current version, and the steps that bring a file of an older version there.
+ * @name:   in messages: "capture", "io runs", ...
+ * @since:  the schema version the part appeared in
+ * @sql:    NULL-terminated; idempotent (IF NOT EXISTS, DROP first)
+ * @before: for a file of version from, since <= from < IT_SCHEMA_VERSION: run before every
+ *          part's sql. NULL: nothing to do. Returns 0, or -1 (logged).
+ * @after:  as @before, run after every part's sql.
+ */
 struct itdb_schema_part {
-	const char *name;		/* in messages: "capture", "io runs", ... */
-	int since;			/* the schema version the part appeared in */
-	const char *const *sql;		/* NULL-terminated; idempotent (IF NOT EXISTS, DROP first) */
-	/* For a file of version from, since <= from < IT_SCHEMA_VERSION: run before every part's
-	 * sql, and after it. NULL: nothing to do. 0, or -1 (logged). */
+	const char *name;
+	int since;
+	const char *const *sql;
 	int (*before)(sqlite3 *db, long from);
 	int (*after)(sqlite3 *db, long from);
 };
@@ -37,48 +43,95 @@ enum itdb_open_mode {
 	ITDB_MIGRATE,		/* existing iommutrace database, migrated when older (analyzer) */
 };
 
-/* Opens path. Every mode but ITDB_READ creates what schema has and the file lacks (a new file:
- * all of it; an older version: migrated, in one transaction); ITDB_READ takes NULL. On failure
- * returns NULL and writes one line for the user into err (what failed and what to do). */
+/**
+ * itdb_open() - Open or create an iommutrace database.
+ * @path: the file
+ * @mode: every mode but ITDB_READ creates what @schema has and the file lacks (a new file: all of
+ *        it; an older version: migrated, in one transaction)
+ * @schema: may be NULL with ITDB_READ
+ *
+ * Return: the connection, or NULL with one line for the user in @err (what failed and what to do).
+ */
 sqlite3 *itdb_open(const char *path, enum itdb_open_mode mode, const struct itdb_schema *schema,
 		   char *err, size_t errlen);
-/* Opens an in-memory copy of path (an iommutrace database, read as ITDB_READ does), migrated to
- * schema when older: for analysing a file this process cannot write (read-only media, no
- * permission). What is written to the copy is lost at itdb_close. On failure returns NULL with
- * one line in err. */
+/**
+ * itdb_open_copy() - Open an in-memory copy of @path, migrated to @schema when older.
+ * @path: an iommutrace database, read as ITDB_READ does
+ *
+ * For analysing a file this process cannot write (read-only media, no permission). What is
+ * written to the copy is lost at itdb_close().
+ *
+ * Return: the connection, or NULL with one line in @err.
+ */
 sqlite3 *itdb_open_copy(const char *path, const struct itdb_schema *schema, char *err,
 			size_t errlen);
-/* Checks, before any slow work, that itdb_open(path, ITDB_CREATE or, with force,
- * ITDB_CREATE_FORCE) can succeed: path absent (or force), and its directory writable. Returns 0,
- * or -1 with one line for the user in err, which names force_option (the command's option that
- * sets force; "--force" when NULL). */
+/**
+ * itdb_check_create() - Check, before any slow work, that itdb_open(@path, ITDB_CREATE or, with
+ * @force, ITDB_CREATE_FORCE) can succeed: @path absent (or @force), and its directory writable.
+ * @force_option: the command's option that sets @force, named in @err; "--force" when NULL
+ *
+ * Return: 0, or -1 with one line for the user in @err.
+ */
 int itdb_check_create(const char *path, int force, const char *force_option, char *err,
 		      size_t errlen);
-/* Checks, before any slow work, that itdb_open(path, ITDB_APPEND) can add a session: an existing
- * file must be an iommutrace database of a version this iommutrace writes (an older one is
- * migrated) and writable; a missing one is created in a writable directory. Returns 0, or -1
- * with one line for the user in err. */
+/**
+ * itdb_check_append() - Check, before any slow work, that itdb_open(@path, ITDB_APPEND) can add a
+ * session.
+ *
+ * An existing file must be an iommutrace database of a version this iommutrace writes (an older
+ * one is migrated) and writable; a missing one is created in a writable directory.
+ *
+ * Return: 0, or -1 with one line for the user in @err.
+ */
 int itdb_check_append(const char *path, char *err, size_t errlen);
-/* Removes path and its -wal, -shm and -journal files (missing ones are fine). Returns 0, or -1
- * with one line for the user in err. */
+/**
+ * itdb_remove() - Remove @path and its -wal, -shm and -journal files (missing ones are fine).
+ *
+ * Return: 0, or -1 with one line for the user in @err.
+ */
 int itdb_remove(const char *path, char *err, size_t errlen);
-/* Closes; a writable database is first checkpointed and switched back to a rollback journal,
- * which leaves one self-contained file (unless another connection has it open: then a warning,
- * and the -wal file stays with it). Returns 0 or -1 (logged). NULL is accepted. */
+/**
+ * itdb_close() - Close @db; NULL is accepted.
+ *
+ * A writable database is first checkpointed and switched back to a rollback journal, which leaves
+ * one self-contained file (unless another connection has it open: then a warning, and the -wal
+ * file stays with it).
+ *
+ * Return: 0 or -1 (logged).
+ */
 int itdb_close(sqlite3 *db);
 
-/* Runs sql (no parameters); on error logs what failed with context and returns -1. */
+/**
+ * itdb_exec() - Run @sql (no parameters).
+ *
+ * Return: 0, or -1 on error, logged: what failed, with @context.
+ */
 int itdb_exec(sqlite3 *db, const char *sql, const char *context);
-/* Says in one line that CONTEXT failed with msg. A full disk is said once per connection, with
- * what to do (what was committed before stays: WAL); whatever fails on that connection after it,
- * its consequence, only at debug level (-v). */
+/**
+ * itdb_log_failure() - Say in one line that @context failed with @msg.
+ *
+ * A full disk is said once per connection, with what to do (what was committed before stays:
+ * WAL); whatever fails on that connection after it, its consequence, only at debug level (-v).
+ */
 void itdb_log_failure(sqlite3 *db, const char *context, const char *msg);
-/* Prepares sql or logs and returns NULL. */
+/**
+ * itdb_prepare() - Prepare @sql.
+ *
+ * Return: the statement, or NULL (logged).
+ */
 sqlite3_stmt *itdb_prepare(sqlite3 *db, const char *sql);
 
-/* Binds text, or NULL when s is NULL or empty. */
+/**
+ * itdb_bind_text() - Bind @s as text, or NULL when @s is NULL or empty.
+ *
+ * Return: SQLite's result code.
+ */
 int itdb_bind_text(sqlite3_stmt *st, int idx, const char *s);
-/* Steps a prepared insert/update to SQLITE_DONE and resets it; logs and returns -1 on error. */
+/**
+ * itdb_step_done() - Step a prepared insert/update to SQLITE_DONE and reset it.
+ *
+ * Return: 0, or -1 on error (logged).
+ */
 int itdb_step_done(sqlite3_stmt *st, const char *context);
 
 struct itdb_session_info {
@@ -94,9 +147,14 @@ struct itdb_session_info {
 	uint64_t start_wall_ns;		/* imported: an import's start is its first event's */
 };
 
-/* Inserts a session (complete=0), with this machine's hostname and kernel release/version and its
- * start times unless info->imported (then NULL until itdb_session_end), commits it, and returns
- * its id in *session_id. */
+/**
+ * itdb_session_begin() - Insert a session (complete=0) and commit it.
+ * @info: the session; this machine's hostname, kernel release/version and start times are
+ *        stored with it unless info->imported (then NULL until itdb_session_end())
+ * @session_id: set to the new session's id
+ *
+ * Return: 0, or -1 (logged).
+ */
 int itdb_session_begin(sqlite3 *db, const struct itdb_session_info *info, int64_t *session_id);
 
 struct itdb_session_end {
@@ -113,8 +171,13 @@ struct itdb_session_end {
 	uint64_t events_lost;
 };
 
-/* Marks the session complete; its owner then runs what follows the bulk (indexes, the analyzer's
- * finishing step), explicitly. */
+/**
+ * itdb_session_end() - Mark the session complete.
+ *
+ * Its owner then runs what follows the bulk (indexes, the analyzer's finishing step), explicitly.
+ *
+ * Return: 0, or -1 (logged).
+ */
 int itdb_session_end(sqlite3 *db, int64_t session_id, const struct itdb_session_end *end);
 
 #endif

@@ -20,13 +20,18 @@
  * than SQLite's 1000 pages (db.c says why). */
 #define DB_CHECKPOINT_BYTES (32 << 20)
 
-/* Makes db (open for writing, in WAL mode, with pages of page_size bytes) checkpoint once its
- * -wal file holds `bytes` of pages, as sqlite3_wal_autocheckpoint would, each checkpoint followed
- * by the drop above. The drop goes through SQLite's own descriptor of the file, found in
- * /proc/self/fd (SQLite does not hand it out; a descriptor of our own would have to outlive the
- * connection, since closing any descriptor of a file drops the POSIX locks this process holds on
- * it, SQLite's among them). Where there is none (an in-memory database, no /proc), db only
- * checkpoints. Returns whether the drop is on. */
+/**
+ * db_checkpoint_install() - Make @db checkpoint once its -wal file holds @bytes of pages, as
+ * sqlite3_wal_autocheckpoint would, each checkpoint followed by the drop above.
+ * @db: open for writing, in WAL mode, with pages of @page_size bytes
+ *
+ * The drop goes through SQLite's own descriptor of the file, found in /proc/self/fd (SQLite does
+ * not hand it out; a descriptor of our own would have to outlive the connection, since closing any
+ * descriptor of a file drops the POSIX locks this process holds on it, SQLite's among them). Where
+ * there is none (an in-memory database, no /proc), @db only checkpoints.
+ *
+ * Return: whether the drop is on.
+ */
 int db_checkpoint_install(sqlite3 *db, size_t bytes, long page_size);
 
 /* A checkpointer: db's checkpoints on a thread of their own, for a connection that must not wait.
@@ -50,15 +55,25 @@ int db_checkpoint_install(sqlite3 *db, size_t bytes, long page_size);
  * plus a commit, unless a reader holds old pages (as without a checkpointer); at low rates the
  * thread copies it whole between commits and the writer restarts it without a checkpoint of its
  * own.
- *
- * db is open for writing, in WAL mode, with a file; the checkpointer replaces its checkpoints
- * (db_checkpoint_install's) until db_checkpointer_stop, which must come before db is closed. On
- * failure returns NULL with one line in err (db then keeps checkpointing itself). */
+ */
 struct db_checkpointer;
+/**
+ * db_checkpointer_start() - Start a checkpointer for @db.
+ * @db: open for writing, in WAL mode, with a file
+ *
+ * The checkpointer replaces @db's checkpoints (db_checkpoint_install's) until
+ * db_checkpointer_stop(), which must come before @db is closed.
+ *
+ * Return: the checkpointer, or NULL with one line in @err (@db then keeps checkpointing itself).
+ */
 struct db_checkpointer *db_checkpointer_start(sqlite3 *db, size_t bytes, char *err,
 					      size_t errlen);
-/* Ends the checkpointer (after the checkpoint it is in, if any) and gives db its own checkpoints
- * back, every `bytes` as before. NULL is accepted. */
+/**
+ * db_checkpointer_stop() - End the checkpointer, after the checkpoint it is in, if any.
+ * @c: the checkpointer; NULL is accepted
+ *
+ * Gives db its own checkpoints back, every `bytes` as before.
+ */
 void db_checkpointer_stop(struct db_checkpointer *c);
 
 #endif

@@ -23,11 +23,18 @@ struct gpu_bar1 {
 	char nvml_status[160];		/* "ok", or why NVML gave nothing */
 };
 
-/* Whether the device is an NVIDIA GPU: the vendor, and class 0x03 (display controller: VGA or
- * 3D controller). */
+/**
+ * gpu_is_nvidia() - Whether @d is an NVIDIA GPU: the vendor, and class 0x03 (display controller:
+ * VGA or 3D controller).
+ */
 bool gpu_is_nvidia(const struct pci_device *d);
-/* The GPUs among devices with their BAR1, asking NVML when query_nvml (else nvml_status says it
- * was not asked). Returns 0, or -1 when out of memory (logged). Free *gpus with free(). */
+/**
+ * gpu_bar1_read() - The GPUs among @devices, with their BAR1.
+ * @query_nvml: ask NVML; else each nvml_status says it was not asked
+ * @gpus: free with free()
+ *
+ * Return: 0, or -1 when out of memory (logged).
+ */
 int gpu_bar1_read(const struct pci_device *devices, size_t n_devices, bool query_nvml,
 		  struct gpu_bar1 **gpus, size_t *n_gpus);
 

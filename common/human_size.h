@@ -8,7 +8,11 @@
 
 #define HUMAN_SIZE_LEN 24
 
-/* Writes bytes into buf and returns buf. */
+/**
+ * human_size() - Write @bytes into @buf, for people.
+ *
+ * Return: @buf.
+ */
 const char *human_size(uint64_t bytes, char buf[HUMAN_SIZE_LEN]);
 
 #endif

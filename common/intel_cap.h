@@ -48,14 +48,23 @@ struct intel_ecap {
 void intel_cap_decode(uint64_t cap, struct intel_cap *out);
 void intel_ecap_decode(uint64_t ecap, struct intel_ecap *out);
 
-/* Page sizes of a second-level (and legacy-mode) table on this unit: 4 KiB, plus 2 MiB when
- * SLLPS bit 0 is set, plus 1 GiB when bit 1 is. This is the page-size set the Linux VT-d driver
- * gives a domain on the unit unless superpages are off (intel_iommu=sp_off), and the set the
- * leaf rule uses. The reserved SLLPS bits 2 and 3 are left out: no driver maps such pages. */
+/**
+ * intel_cap_pgsize_bitmap() - Page sizes of a second-level (and legacy-mode) table on this unit.
+ * @cap: the unit's CAP_REG
+ *
+ * This is the page-size set the Linux VT-d driver gives a domain on the unit unless superpages
+ * are off (intel_iommu=sp_off), and the set the leaf rule uses. The reserved SLLPS bits 2 and 3
+ * are left out: no driver maps such pages.
+ *
+ * Return: 4 KiB, plus 2 MiB when SLLPS bit 0 is set, plus 1 GiB when bit 1 is.
+ */
 uint64_t intel_cap_pgsize_bitmap(uint64_t cap);
 
-/* Widest address of the table depths SAGAW allows (39, 48 or 57; 30 and 64 for the bits early
- * revisions defined); 0 when no bit is set. */
+/**
+ * intel_sagaw_max_bits() - Widest address of the table depths @sagaw allows.
+ *
+ * Return: 39, 48 or 57 (30 and 64 for the bits early revisions defined); 0 when no bit is set.
+ */
 unsigned intel_sagaw_max_bits(unsigned sagaw);
 
 #endif

@@ -31,18 +31,28 @@ struct inventory {
 	size_t n_gpus;
 };
 
-/* Fills *inv from root (NULL means "/"). Returns 0, or -1 when out of memory (logged), with
- * *inv then empty. Release with inventory_free() in either case. */
+/**
+ * inventory_read() - Fill *@inv from @root.
+ * @root: NULL means "/"
+ *
+ * Release @inv with inventory_free() in either case.
+ *
+ * Return: 0, or -1 when out of memory (logged), with *@inv then empty.
+ */
 int inventory_read(const char *root, struct inventory *inv);
 void inventory_free(struct inventory *inv);
 
-/* Inserts inv as rows of session_id into boot_options, iommus, devices, bars, iommu_groups and
- * gpu_bar1,
- * with prepared statements. Runs inside the caller's transaction: it neither begins nor commits
- * one, so a failure leaves the caller to roll back. Registers and the page-size bitmap are
- * stored as SQLite's signed 64-bit INTEGER: a value with bit 63 set reads back negative (cast
- * to uint64_t, or printf('%x') in SQL, gives the register). Returns 0, or -1 with the database
- * error logged. */
+/**
+ * inventory_store() - Insert @inv as rows of @session_id into boot_options, iommus, devices, bars,
+ * iommu_groups and gpu_bar1, with prepared statements.
+ *
+ * Registers and the page-size bitmap are stored as SQLite's signed 64-bit INTEGER: a value with
+ * bit 63 set reads back negative (cast to uint64_t, or printf('%x') in SQL, gives the register).
+ *
+ * Context: runs inside the caller's transaction: it neither begins nor commits one, so a failure
+ * leaves the caller to roll back.
+ * Return: 0, or -1 with the database error logged.
+ */
 int inventory_store(sqlite3 *db, int64_t session_id, const struct inventory *inv);
 
 #endif

@@ -11,11 +11,21 @@ struct iommu_group {
 	char domain_type[SYSFS_NAME_MAX + 1];	/* "" when unknown (no 'type' file before 5.11) */
 };
 
-/* Reads every group under ROOT/sys/kernel/iommu_groups, sorted by id. No such directory means
- * no groups. Returns 0, or -1 when out of memory (logged). Free *groups with free(). */
+/**
+ * iommu_groups_read() - Read every group under ROOT/sys/kernel/iommu_groups, sorted by id.
+ * @groups: free with free()
+ *
+ * No such directory means no groups.
+ *
+ * Return: 0, or -1 when out of memory (logged).
+ */
 int iommu_groups_read(const char *root, struct iommu_group **groups, size_t *n);
 
-/* The group with this id in a sorted list, or NULL. */
+/**
+ * iommu_groups_find() - The group with this @id in a sorted list.
+ *
+ * Return: the group, or NULL.
+ */
 const struct iommu_group *iommu_groups_find(const struct iommu_group *groups, size_t n, int id);
 
 #endif

@@ -39,17 +39,31 @@ struct iommu_unit {
 	int scalable_mode;		/* Intel ECAP.SMTS (supported, not necessarily enabled) */
 };
 
-/* Reads every unit under ROOT/sys/class/iommu, sorted by name in version order (dmar2 before
- * dmar10). No such directory means no units (IOMMU off or absent), not an error. Unreadable or
- * malformed files leave their fields unknown, with a warning. Returns 0, or -1 when out of
- * memory (logged). Free *units with free(). */
+/**
+ * iommu_units_read() - Read every unit under ROOT/sys/class/iommu, sorted by name in version order
+ * (dmar2 before dmar10).
+ * @units: free with free()
+ *
+ * No such directory means no units (IOMMU off or absent), not an error. Unreadable or malformed
+ * files leave their fields unknown, with a warning.
+ *
+ * Return: 0, or -1 when out of memory (logged).
+ */
 int iommu_units_read(const char *root, struct iommu_unit **units, size_t *n);
 
-/* The vendors of the units under ROOT/sys/class/iommu, as bits 1 << enum iommu_vendor; 0 when
- * there are none or the directory cannot be read (logged). Reads no register. */
+/**
+ * iommu_units_vendors() - The vendors of the units under ROOT/sys/class/iommu. Reads no register.
+ *
+ * Return: bits 1 << enum iommu_vendor; 0 when there are none or the directory cannot be read
+ * (logged).
+ */
 unsigned iommu_units_vendors(const char *root);
 
-/* "intel", "amd", "other": the iommus.vendor column. */
+/**
+ * iommu_vendor_name() - The iommus.vendor column's name of @vendor.
+ *
+ * Return: "intel", "amd" or "other".
+ */
 const char *iommu_vendor_name(enum iommu_vendor vendor);
 
 #endif

@@ -25,22 +25,34 @@ void json_begin_object(struct json_writer *w, const char *key);
 void json_end_object(struct json_writer *w);
 void json_begin_array(struct json_writer *w, const char *key);
 void json_end_array(struct json_writer *w);
-/* A NULL s writes null. */
+/**
+ * json_string() - Write the string @s; a NULL @s writes null.
+ */
 void json_string(struct json_writer *w, const char *key, const char *s);
 void json_int(struct json_writer *w, const char *key, int64_t v);
-/* A non-finite v writes null. */
+/**
+ * json_double() - Write the number @v; a non-finite @v writes null.
+ */
 void json_double(struct json_writer *w, const char *key, double v);
 void json_bool(struct json_writer *w, const char *key, bool v);
 void json_null(struct json_writer *w, const char *key);
-/* A string of "0x" and lowercase hex digits: registers and addresses, which exceed the
- * integers JSON readers hold exactly (2^53). */
+/**
+ * json_hex() - Write @v as a string of "0x" and lowercase hex digits.
+ *
+ * For registers and addresses, which exceed the integers JSON readers hold exactly (2^53).
+ */
 void json_hex(struct json_writer *w, const char *key, uint64_t v);
 
-/* Ends the document with a newline and flushes; 0, or -1 when nesting was unbalanced or a
- * write failed. */
+/**
+ * json_finish() - End the document with a newline and flush.
+ *
+ * Return: 0, or -1 when nesting was unbalanced or a write failed.
+ */
 int json_finish(struct json_writer *w);
 
-/* Writes s as a quoted, escaped JSON string. */
+/**
+ * json_write_string() - Write @s to @f as a quoted, escaped JSON string.
+ */
 void json_write_string(FILE *f, const char *s);
 
 #endif

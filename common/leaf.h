@@ -20,15 +20,23 @@ struct leaf_run {
 	uint64_t pgcount;
 };
 
-/* Splits the mapping into runs (consecutive runs always differ in page size). Writes at most max
- * runs and returns how many the mapping has, which may exceed max; returns -1 when the kernel
- * would refuse the mapping: size 0, an empty bitmap, iova, paddr or size not aligned to the
- * smallest page size, or iova + size wrapping around. */
+/**
+ * leaf_pages() - Split the mapping into runs (consecutive runs always differ in page size).
+ * @runs: at most @max runs are written
+ *
+ * Return: how many runs the mapping has, which may exceed @max; -1 when the kernel would refuse
+ * the mapping: size 0, an empty bitmap, @iova, @paddr or @size not aligned to the smallest page
+ * size, or @iova + @size wrapping around.
+ */
 long leaf_pages(uint64_t iova, uint64_t paddr, uint64_t size, uint64_t pgsize_bitmap,
 		struct leaf_run *runs, size_t max);
 
-/* Largest page size of the bitmap that the alignment of iova and paddr and the length allow
- * for the first page; 0 when none does. */
+/**
+ * leaf_largest_page() - Largest page size of the bitmap that the alignment of @iova and @paddr and
+ * the length allow for the first page.
+ *
+ * Return: that page size; 0 when none does.
+ */
 uint64_t leaf_largest_page(uint64_t iova, uint64_t paddr, uint64_t size, uint64_t pgsize_bitmap);
 
 #endif

@@ -13,12 +13,22 @@ struct nvml_bar1 {
 	uint64_t total, used, free;	/* bytes */
 };
 
-/* Loads the library and initializes NVML: a handle, or NULL with why in err ("libnvidia-ml.so.1:
- * cannot open shared object file: ...", "nvmlInit_v2: Driver Not Loaded"). */
+/**
+ * nvml_open() - Load the library and initialize NVML.
+ *
+ * Return: a handle, or NULL with why in @err ("libnvidia-ml.so.1: cannot open shared object file:
+ * ...", "nvmlInit_v2: Driver Not Loaded").
+ */
 struct nvml *nvml_open(char *err, size_t errlen);
-/* BAR1 use of the GPU at bdf ("0000:65:00.0"); -1 with why in err. */
+/**
+ * nvml_bar1() - BAR1 use of the GPU at @bdf ("0000:65:00.0").
+ *
+ * Return: 0, or -1 with why in @err.
+ */
 int nvml_bar1(struct nvml *n, const char *bdf, struct nvml_bar1 *out, char *err, size_t errlen);
-/* Shuts NVML down and unloads it; NULL is fine. */
+/**
+ * nvml_close() - Shut NVML down and unload it; NULL is fine.
+ */
 void nvml_close(struct nvml *n);
 
 #endif

@@ -37,14 +37,23 @@ struct pci_device {
 	struct pci_bar bars[PCI_NUM_BARS];	/* in index order */
 };
 
-/* Reads every device under ROOT/sys/bus/pci/devices, sorted by BDF. Entries whose name is not
- * a canonical "dddd:bb:dd.f" address are skipped with a warning. Unreadable or malformed files
- * leave their fields unknown, with a warning. Returns 0, or -1 when out of memory (logged).
- * Free *devices with free(). */
+/**
+ * pci_devices_read() - Read every device under ROOT/sys/bus/pci/devices, sorted by BDF.
+ * @devices: free with free()
+ *
+ * Entries whose name is not a canonical "dddd:bb:dd.f" address are skipped with a warning.
+ * Unreadable or malformed files leave their fields unknown, with a warning.
+ *
+ * Return: 0, or -1 when out of memory (logged).
+ */
 int pci_devices_read(const char *root, struct pci_device **devices, size_t *n);
 
-/* Parses the text of a 'resource' file into dev->bars; path is for messages. Malformed lines
- * are skipped with a warning. */
+/**
+ * pci_parse_resources() - Parse the text of a 'resource' file into dev->bars.
+ * @path: for messages
+ *
+ * Malformed lines are skipped with a warning.
+ */
 void pci_parse_resources(const char *text, const char *path, struct pci_device *dev);
 
 #endif

@@ -13,8 +13,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* True when the effective set can load and attach tracing BPF programs; otherwise writes the
- * missing capabilities ("CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN)") into missing. */
+/**
+ * privilege_can_trace_bpf() - Whether the effective set can load and attach tracing BPF programs.
+ * @missing: otherwise set to the missing capabilities ("CAP_BPF and CAP_PERFMON (or
+ *           CAP_SYS_ADMIN)")
+ */
 bool privilege_can_trace_bpf(char *missing, size_t len);
 
 /* Bits of privilege_require's mask */
@@ -22,9 +25,13 @@ bool privilege_can_trace_bpf(char *missing, size_t len);
 #define PRIV_DAC_OVERRIDE (1u << 1)
 #define PRIV_IPC_LOCK (1u << 2)
 
-/* Returns 0 when the effective set holds every capability of mask; otherwise says in one line
- * that `iommutrace WHAT` needs them (why: what they are for), which ones this process lacks, and
- * to run it as root, and returns -1. */
+/**
+ * privilege_require() - Check that the effective set holds every capability of @mask.
+ * @why: what the capabilities are for
+ *
+ * Return: 0 when it does; otherwise -1, having said in one line that `iommutrace @what` needs
+ * them (@why), which ones this process lacks, and to run it as root.
+ */
 int privilege_require(const char *what, unsigned mask, const char *why);
 
 #endif

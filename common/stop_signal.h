@@ -9,9 +9,14 @@
 /* The signal that asked to stop, or 0. */
 extern volatile sig_atomic_t stop_signal;
 
-/* Installs the handler, without SA_RESTART: blocking calls return EINTR. */
+/**
+ * stop_on_signals() - Install the handler, without SA_RESTART: blocking calls return EINTR.
+ */
 void stop_on_signals(void);
-/* Sleeps until one of the three arrives (returns at once if one already did). */
+/**
+ * wait_for_stop_signal() - Sleep until one of the three arrives (return at once if one already
+ * did).
+ */
 void wait_for_stop_signal(void);
 
 #endif

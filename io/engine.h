@@ -16,12 +16,22 @@
 
 enum io_workload { IO_RANDREAD, IO_SEQREAD, IO_RANDWRITE, IO_SEQWRITE };
 
-/* "randread", "seqread", "randwrite", "seqwrite". */
+/**
+ * io_workload_name() - The name of @w: "randread", "seqread", "randwrite", "seqwrite".
+ */
 const char *io_workload_name(enum io_workload w);
-/* 0, or -1 for an unknown name. */
+/**
+ * io_workload_parse() - Parse a workload's name.
+ *
+ * Return: 0, or -1 for an unknown name.
+ */
 int io_workload_parse(const char *s, enum io_workload *w);
-/* Whether the workload writes to the namespace: each command's buffer piece is first filled with
- * the testbed's pattern for its blocks (pattern.h), so a later read with --verify checks it. */
+/**
+ * io_workload_writes() - Whether the workload writes to the namespace.
+ *
+ * Each command's buffer piece is first filled with the testbed's pattern for its blocks
+ * (pattern.h), so a later read with --verify checks it.
+ */
 static inline bool io_workload_writes(enum io_workload w)
 {
 	return w == IO_RANDWRITE || w == IO_SEQWRITE;
@@ -102,7 +112,11 @@ extern const struct io_engine_ops io_engine_vfio;
 extern const struct io_engine_ops io_engine_uring;
 extern const struct io_engine_ops io_engine_uio;
 
-/* "vfio", "uring" or "uio"; NULL for an unknown name. */
+/**
+ * io_engine_find() - The engine called @name: "vfio", "uring" or "uio".
+ *
+ * Return: its ops, or NULL for an unknown name.
+ */
 const struct io_engine_ops *io_engine_find(const char *name);
 
 #endif

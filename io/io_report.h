@@ -40,10 +40,23 @@ struct io_report {
 	struct io_report_point *points;
 };
 
-/* Child: writes the run (at its start, points 0) and then each point as it ends. */
+/**
+ * io_report_write_run() - Child: write the run, at its start (points 0).
+ *
+ * Return: 0, or -1 (logged).
+ */
 int io_report_write_run(int fd, const struct io_report_run *run);
+/**
+ * io_report_write_point() - Child: write each point as it ends.
+ *
+ * Return: 0, or -1 (logged).
+ */
 int io_report_write_point(int fd, uint64_t index, const struct io_report_point *p);
-/* Recorder: reads what the child wrote; 1 when it wrote nothing, -1 (logged) when malformed. */
+/**
+ * io_report_read() - Recorder: read what the child wrote.
+ *
+ * Return: 0; 1 when it wrote nothing; -1 (logged) when malformed.
+ */
 int io_report_read(int fd, struct io_report *r);
 void io_report_free(struct io_report *r);
 int io_report_store(sqlite3 *db, int64_t session_id, const struct io_report *r);

@@ -21,9 +21,13 @@ struct io_worker {
 /* Called about once a second while a point runs, with the time since it started. */
 typedef void (*io_workers_tick)(void *ctx, uint64_t elapsed_ns);
 
-/* Runs each worker's point in its own thread and waits for all, calling tick (when not NULL)
- * meanwhile. Returns 0 when every engine's run returned 0, -1 (each failure logged by its
- * engine, or here when a thread cannot start: then no point runs) otherwise. */
+/**
+ * io_workers_run() - Run each worker's point in its own thread and wait for all.
+ * @tick: called meanwhile, when not NULL
+ *
+ * Return: 0 when every engine's run returned 0, -1 (each failure logged by its engine, or here
+ * when a thread cannot start: then no point runs) otherwise.
+ */
 int io_workers_run(struct io_worker *w, size_t n, io_workers_tick tick, void *ctx);
 
 #endif

@@ -14,12 +14,20 @@ struct lat_hist {
 };
 
 void lat_hist_add(struct lat_hist *h, uint64_t ns);
-/* Adds every sample of from into h. */
+/**
+ * lat_hist_merge() - Add every sample of @from into @h.
+ */
 void lat_hist_merge(struct lat_hist *h, const struct lat_hist *from);
-/* The smallest value v such that at least p (0 < p <= 1) of the samples are <= v, as the upper
- * bound of its bucket (never above the maximum); 0 without samples. */
+/**
+ * lat_hist_percentile() - The smallest value v such that at least @p (0 < p <= 1) of the samples
+ * are <= v.
+ *
+ * Return: v as the upper bound of its bucket (never above the maximum); 0 without samples.
+ */
 uint64_t lat_hist_percentile(const struct lat_hist *h, double p);
-/* The bucket's value range [lo, hi]. */
+/**
+ * lat_hist_bucket_range() - The bucket's value range [@lo, @hi].
+ */
 void lat_hist_bucket_range(unsigned index, uint64_t *lo, uint64_t *hi);
 
 #endif

@@ -41,21 +41,34 @@ struct nvme_io {
 	volatile sig_atomic_t *stop;
 };
 
-/* The DMA area the driver needs for max_qd commands of up to max_bs bytes: admin and I/O queues,
- * identify data and the PRP lists, rounded up to 2 MiB. */
+/**
+ * nvme_io_dma_bytes() - The DMA area the driver needs for @max_qd commands of up to @max_bs
+ * bytes: admin and I/O queues, identify data and the PRP lists, rounded up to 2 MiB.
+ */
 uint64_t nvme_io_dma_bytes(uint32_t max_qd, uint32_t max_bs);
-/* Brings up the controller, identifies namespace nsid, creates an I/O queue pair for max_qd
- * commands and their PRP lists (for commands of up to max_bs bytes); n->bdf and n->driver name
- * the device and its driver (uio_pci_generic, vfio-pci). */
+/**
+ * nvme_io_open() - Bring up the controller, identify namespace @nsid, create an I/O queue pair
+ * for @max_qd commands and their PRP lists (for commands of up to @max_bs bytes).
+ * @n: n->bdf and n->driver name the device and its driver (uio_pci_generic, vfio-pci)
+ */
 int nvme_io_open(struct nvme_io *n, volatile uint8_t *bar0, struct dma_area *dma, uint32_t nsid,
 		 uint32_t max_qd, uint32_t max_bs);
-/* What the engine tells the CLI about the device. */
+/**
+ * nvme_io_describe() - What the engine tells the CLI about the device.
+ */
 void nvme_io_describe(const struct nvme_io *n, struct io_engine *e);
-/* One point into (or, writing, out of) buffer (this process's view of the data buffer): 0, -1 on
- * failure, or NVME_IO_DEVICE_REQUESTED (logged) when the kernel wants the device back or it went
- * away. */
+/**
+ * nvme_io_run() - One point into (or, writing, out of) @buffer.
+ * @buffer: this process's view of the data buffer
+ *
+ * Return: 0, -1 on failure, or NVME_IO_DEVICE_REQUESTED (logged) when the kernel wants the device
+ * back or it went away.
+ */
 int nvme_io_run(struct nvme_io *n, const struct io_point *p, void *buffer, struct io_result *r);
-/* Deletes the queue pair when idle and disables the controller, after which it does no DMA. */
+/**
+ * nvme_io_close() - Delete the queue pair when idle and disable the controller, after which it
+ * does no DMA.
+ */
 void nvme_io_close(struct nvme_io *n);
 
 #endif

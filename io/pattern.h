@@ -8,11 +8,18 @@
 
 #define PATTERN_SECTOR 512u
 
-/* Checks len bytes (a multiple of 512) read from byte offset sector * 512 of the disk. Returns -1
- * when they match, or the offset of the first byte that does not. */
+/**
+ * pattern_mismatch() - Check @len bytes read from byte offset @sector * 512 of the disk.
+ * @len: a multiple of 512
+ *
+ * Return: -1 when they match, or the offset of the first byte that does not.
+ */
 int64_t pattern_mismatch(const void *data, uint64_t sector, uint64_t len);
-/* Writes the pattern of the len bytes (a multiple of 512) at byte offset sector * 512 of the disk
- * into data: what the write workloads put on a namespace. */
+/**
+ * pattern_fill() - Write into @data the pattern of the @len bytes at byte offset @sector * 512 of
+ * the disk: what the write workloads put on a namespace.
+ * @len: a multiple of 512
+ */
 void pattern_fill(void *data, uint64_t sector, uint64_t len);
 
 #endif

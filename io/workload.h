@@ -19,12 +19,20 @@ struct io_cursor {
 	uint64_t *uses;			/* per slot: commands it has carried */
 };
 
-/* Returns -1 (logged) when the point does not fit the namespace or the window. */
+/**
+ * io_cursor_init() - Set up the cursor for point @p on a namespace of @blocks blocks.
+ *
+ * Return: 0, or -1 (logged) when the point does not fit the namespace or the window.
+ */
 int io_cursor_init(struct io_cursor *c, const struct io_point *p, uint32_t block_size,
 		   uint64_t blocks);
-/* The first logical block of the next command. */
+/**
+ * io_cursor_next_lba() - The first logical block of the next command.
+ */
 uint64_t io_cursor_next_lba(struct io_cursor *c);
-/* The buffer offset for the next command of slot (0 .. qd-1). */
+/**
+ * io_cursor_next_offset() - The buffer offset for the next command of @slot (0 .. qd-1).
+ */
 uint64_t io_cursor_next_offset(struct io_cursor *c, uint32_t slot);
 void io_cursor_free(struct io_cursor *c);
 

@@ -34,17 +34,32 @@ struct nvme_ns {
 	uint32_t block_size;		/* bytes per logical block */
 };
 
-/* Resets the controller, sets up the admin queue pair and reads Identify controller. */
+/**
+ * nvme_ctrl_init() - Reset the controller, set up the admin queue pair and read Identify
+ * controller.
+ */
 int nvme_ctrl_init(struct nvme_ctrl *c, volatile uint8_t *regs, struct dma_area *dma,
 		   const char *name);
-/* Identify namespace nsid; a namespace that is not there is an error naming the count. */
+/**
+ * nvme_ctrl_identify_ns() - Identify namespace @nsid; a namespace that is not there is an error
+ * naming the count.
+ */
 int nvme_ctrl_identify_ns(struct nvme_ctrl *c, uint32_t nsid, struct nvme_ns *ns);
-/* Creates I/O queue pair qid with size entries (CQ, then SQ), memory from the DMA area. */
+/**
+ * nvme_ctrl_create_io_queue() - Create I/O queue pair @qid with @size entries (CQ, then SQ),
+ * memory from the DMA area.
+ */
 int nvme_ctrl_create_io_queue(struct nvme_ctrl *c, uint16_t qid, uint16_t size,
 			      struct nvme_queue *q);
-/* Deletes it (SQ, then CQ). */
+/**
+ * nvme_ctrl_delete_io_queue() - Delete the I/O queue pair (SQ, then CQ).
+ */
 int nvme_ctrl_delete_io_queue(struct nvme_ctrl *c, struct nvme_queue *q);
-/* CC.EN 0: the controller stops all DMA; before its memory is unmapped. */
+/**
+ * nvme_ctrl_disable() - CC.EN 0: the controller stops all DMA.
+ *
+ * Context: call it before the controller's memory is unmapped.
+ */
 void nvme_ctrl_disable(struct nvme_ctrl *c);
 
 #endif

@@ -21,17 +21,28 @@ struct nvme_queue {
 	uint8_t phase;			/* the phase tag a new completion carries */
 };
 
-/* Sets up the pair over zeroed queue memory; regs is the mapped BAR0, dstrd the doorbell stride
- * field of CAP. */
+/**
+ * nvme_queue_init() - Set up the pair over zeroed queue memory.
+ * @regs: the mapped BAR0
+ * @dstrd: the doorbell stride field of CAP
+ */
 void nvme_queue_init(struct nvme_queue *q, uint16_t id, uint16_t size, void *sq, uint64_t sq_iova,
 		     void *cq, uint64_t cq_iova, volatile uint8_t *regs, unsigned dstrd);
 static inline bool nvme_queue_full(const struct nvme_queue *q)
 {
 	return q->in_flight == q->size - 1;
 }
-/* Writes the entry at the tail (the caller checked nvme_queue_full) and rings the doorbell. */
+/**
+ * nvme_queue_submit() - Write the entry at the tail and ring the doorbell.
+ *
+ * Context: the caller checked nvme_queue_full().
+ */
 void nvme_queue_submit(struct nvme_queue *q, const struct nvme_sqe *e);
-/* Takes the next completion into *out and releases its slot: 1, or 0 when none is there yet. */
+/**
+ * nvme_queue_reap() - Take the next completion into *@out and release its slot.
+ *
+ * Return: 1, or 0 when none is there yet.
+ */
 int nvme_queue_reap(struct nvme_queue *q, struct nvme_cqe *out);
 
 #endif

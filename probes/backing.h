@@ -23,7 +23,11 @@ struct backing {
 	uint64_t hugetlb_bytes;		/* bytes in hugetlb pages (KPF_HUGE) */
 };
 
-/* Reads the backing of [vaddr, vaddr + size); vaddr and size page-aligned. */
+/**
+ * backing_read() - Read the backing of [@vaddr, @vaddr + @size).
+ * @vaddr: page-aligned
+ * @size: page-aligned
+ */
 int backing_read(const void *vaddr, uint64_t size, struct backing *out);
 void backing_free(struct backing *b);
 

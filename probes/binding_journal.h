@@ -31,37 +31,71 @@ enum binding_journal_owner {
 	JOURNAL_OWNER_OTHER_BOOT,	/* written before the last boot: means nothing now */
 };
 
-/* The journal's directory of entries: $IOMMUTRACE_RUN_DIR/bindings, or /run/iommutrace/bindings. */
+/**
+ * binding_journal_dir() - The journal's directory of entries: $IOMMUTRACE_RUN_DIR/bindings, or
+ * /run/iommutrace/bindings.
+ */
 int binding_journal_dir(char *out, size_t len);
-/* The path of the device's entry. */
+/**
+ * binding_journal_path() - The path of the device's entry.
+ */
 int binding_journal_path(const char *bdf, char *out, size_t len);
 
-/* Fills bdf, pid, pid_start_ticks and boot_id for this process; the caller adds the drivers. */
+/**
+ * binding_journal_entry_init() - Fill bdf, pid, pid_start_ticks and boot_id for this process;
+ * the caller adds the drivers.
+ */
 int binding_journal_entry_init(struct binding_journal_entry *e, const char *bdf);
-/* Writes the entry atomically (a temporary file in the same directory, fsync, rename), replacing
- * one of the same device; creates the directories it needs. EINVAL: a value the reader would
- * refuse; EPERM: a journal folder not of this user or root, or that others can write (or a link).
- * A failed write leaves no temporary file. */
+/**
+ * binding_journal_write() - Write the entry atomically (a temporary file in the same directory,
+ * fsync, rename), replacing one of the same device; create the directories it needs.
+ *
+ * A failed write leaves no temporary file.
+ *
+ * Return: 0, or -1 with errno; EINVAL: a value the reader would refuse; EPERM: a journal folder
+ * not of this user or root, or that others can write (or a link).
+ */
 int binding_journal_write(const struct binding_journal_entry *e);
-/* Reads and checks the device's entry: every field present, in order, and well formed, and the
- * BDF the one named. */
+/**
+ * binding_journal_read() - Read and check the device's entry: every field present, in order, and
+ * well formed, and the BDF the one named.
+ */
 int binding_journal_read(const char *bdf, struct binding_journal_entry *e);
-/* Removes the device's entry; no entry is not an error. */
+/**
+ * binding_journal_remove() - Remove the device's entry; no entry is not an error.
+ */
 int binding_journal_remove(const char *bdf);
-/* Calls fn with each entry's file name (a BDF, or whatever else lies there: the reader judges),
- * sorted; skips names starting with '.' (temporary files). No directory: no entries. Returns -1
- * when the directory cannot be read or is not trusted (EPERM, as for binding_journal_write),
- * else 0. */
+/**
+ * binding_journal_for_each() - Call @fn with each entry's file name (a BDF, or whatever else lies
+ * there: the reader judges), sorted.
+ *
+ * Names starting with '.' (temporary files) are skipped. No directory: no entries.
+ *
+ * Return: -1 when the directory cannot be read or is not trusted (EPERM, as for
+ * binding_journal_write()), else 0.
+ */
 int binding_journal_for_each(void (*fn)(const char *name, void *ctx), void *ctx);
-/* strerror, with EPERM said as the journal means it. */
+/**
+ * binding_journal_strerror() - strerror(), with EPERM said as the journal means it.
+ */
 const char *binding_journal_strerror(int err);
 
-/* This boot's id (/proc/sys/kernel/random/boot_id). */
+/**
+ * binding_journal_boot_id() - This boot's id (/proc/sys/kernel/random/boot_id).
+ */
 int binding_journal_boot_id(char out[BINDING_JOURNAL_BOOT_ID_LEN + 1]);
-/* The start time of process pid (/proc/PID/stat field 22); -1 (ENOENT) when it does not run. */
+/**
+ * binding_journal_pid_start() - The start time of process @pid (/proc/PID/stat field 22).
+ *
+ * Return: 0, or -1 (ENOENT when it does not run).
+ */
 int binding_journal_pid_start(pid_t pid, unsigned long long *out);
-/* Whether the entry's process still runs (same pid, same start time) and whether it is of this
- * boot. A boot id that cannot be read counts as this boot: nothing is dropped on a guess. */
+/**
+ * binding_journal_owner() - Whether the entry's process still runs (same pid, same start time)
+ * and whether it is of this boot.
+ *
+ * A boot id that cannot be read counts as this boot: nothing is dropped on a guess.
+ */
 enum binding_journal_owner binding_journal_owner(const struct binding_journal_entry *e);
 
 #endif

@@ -43,26 +43,44 @@ struct buffer {
 
 #define BUFFER_INIT { .fd = -1 }
 
-/* "anon", "thp", "hugetlb2m", "hugetlb1g", "memfd", "bar:BDF/BARINDEX"; the dma-bufs "gpu[:N]",
- * "gpu-vmm[:N]", "udmabuf", "udmabuf:hugetlb2m", "udmabuf:hugetlb1g", "vgem",
- * "dmabuf-bar:BDF/BARINDEX". */
+/**
+ * buffer_parse() - Parse a buffer: "anon", "thp", "hugetlb2m", "hugetlb1g", "memfd",
+ * "bar:BDF/BARINDEX"; the dma-bufs "gpu[:N]", "gpu-vmm[:N]", "udmabuf", "udmabuf:hugetlb2m",
+ * "udmabuf:hugetlb1g", "vgem", "dmabuf-bar:BDF/BARINDEX".
+ */
 int buffer_parse(const char *s, struct buffer_spec *out);
-/* The page size a buffer of this kind is made of, which its size must be a multiple of. */
+/**
+ * buffer_granule() - The page size a buffer of this kind is made of, which its size must be a
+ * multiple of.
+ */
 uint64_t buffer_granule(const struct buffer_spec *spec);
-/* The name of the kind, "bar" for a BAR window, "dmabuf-bar", "gpu", ... */
+/**
+ * buffer_kind_name() - The name of the kind: "bar" for a BAR window, "dmabuf-bar", "gpu", ...
+ */
 const char *buffer_kind_name(enum buffer_kind kind);
-/* Whether the kind is a dma-buf, which only the kernel maps (--import-as). */
+/**
+ * buffer_is_dmabuf() - Whether the kind is a dma-buf, which only the kernel maps (--import-as).
+ */
 int buffer_is_dmabuf(enum buffer_kind kind);
-/* The CPU physical address of BAR index of the device bdf, from its resource file under ROOT/sys
- * (root as for sysfs_path: NULL for the live system). */
+/**
+ * buffer_bar_start() - The CPU physical address of BAR @index of the device @bdf, from its
+ * resource file under ROOT/sys.
+ * @root: as for sysfs_path(): NULL for the live system
+ */
 int buffer_bar_start(const char *root, const char *bdf, unsigned index, uint64_t *start);
-/* Allocates and touches the buffer, or maps the BAR window at offset through bar_device_fd, a
- * VFIO device fd of the BAR's device (BUF_BAR only, else -1), which the buffer then owns. */
+/**
+ * buffer_create() - Allocate and touch the buffer, or map the BAR window at @offset through
+ * @bar_device_fd.
+ * @bar_device_fd: a VFIO device fd of the BAR's device (BUF_BAR only, else -1), which the buffer
+ *                 then owns
+ */
 int buffer_create(struct buffer *b, const struct buffer_spec *spec, uint64_t size,
 		  uint64_t offset, int bar_device_fd);
 void buffer_destroy(struct buffer *b);
-/* A part of b (size bytes at offset) that owns nothing: destroying it does nothing, and it lives
- * no longer than b. */
+/**
+ * buffer_view() - A part of @b (@size bytes at @offset) that owns nothing: destroying it does
+ * nothing, and it lives no longer than @b.
+ */
 void buffer_view(const struct buffer *b, uint64_t offset, uint64_t size, struct buffer *view);
 
 #endif

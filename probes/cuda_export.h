@@ -28,13 +28,22 @@ struct cuda_export {
 
 #define CUDA_EXPORT_INIT { .fd = -1 }
 
-/* Allocates size bytes (a nonzero multiple of 4 KiB, checked before the driver is loaded) on CUDA
- * device ordinal and exports them as a dma-buf in c->fd. On failure everything is undone (fd -1,
- * priv NULL, dptr 0); name, bdf and the sizes may stay filled in, for the caller's messages. */
+/**
+ * cuda_export_create() - Allocate @size bytes on CUDA device @ordinal and export them as a
+ * dma-buf in c->fd.
+ * @size: a nonzero multiple of 4 KiB, checked before the driver is loaded
+ *
+ * On failure everything is undone (fd -1, priv NULL, dptr 0); name, bdf and the sizes may stay
+ * filled in, for the caller's messages.
+ */
 int cuda_export_create(struct cuda_export *c, int ordinal, bool vmm, uint64_t size);
-/* Closes the dma-buf, frees the allocation and releases the context, in the reverse order of
- * create. Safe after a failed create, and twice. The library stays mapped (RTLD_NODELETE): CUDA
- * cannot be shut down once cuInit ran, and unmapping it under its own threads could crash. */
+/**
+ * cuda_export_destroy() - Close the dma-buf, free the allocation and release the context, in the
+ * reverse order of create.
+ *
+ * Safe after a failed create, and twice. The library stays mapped (RTLD_NODELETE): CUDA cannot be
+ * shut down once cuInit ran, and unmapping it under its own threads could crash.
+ */
 void cuda_export_destroy(struct cuda_export *c);
 
 #endif

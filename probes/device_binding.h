@@ -23,16 +23,26 @@ struct device_binding {
 	char orig_override[SYSFS_NAME_MAX + 1];	/* "" when driver_override was not set */
 };
 
-/* Binds the device to driver_name (nothing to do when it already is), through ROOT/sys (root as
- * for sysfs_path: NULL for the live system), which b keeps for putting it back. force: go on
- * although its block devices are mounted, swap or held, with a warning per use. */
+/**
+ * device_bind() - Bind the device to @driver_name (nothing to do when it already is).
+ * @root: ROOT/sys is used (as for sysfs_path(): NULL for the live system); @b keeps it for
+ *        putting the device back
+ * @force: go on although its block devices are mounted, swap or held, with a warning per use
+ */
 int device_bind(struct device_binding *b, const char *root, const char *bdf,
 		const char *driver_name, bool force);
-/* device_bind to vfio-pci, which first needs the device to have an IOMMU group. */
+/**
+ * device_bind_vfio() - device_bind() to vfio-pci, which first needs the device to have an IOMMU
+ * group.
+ */
 int device_bind_vfio(struct device_binding *b, const char *root, const char *bdf, bool force);
-/* Unbinds it from vfio-pci, restores driver_override and reprobes the original driver
- * (device_put_back); no-op when device_bind_vfio changed nothing, or when the device has since
- * been removed from the system (said in one line). Safe to call twice. */
+/**
+ * device_restore() - Unbind the device from vfio-pci, restore driver_override and reprobe the
+ * original driver (device_put_back()).
+ *
+ * A no-op when device_bind_vfio() changed nothing, or when the device has since been removed from
+ * the system (said in one line). Safe to call twice.
+ */
 int device_restore(struct device_binding *b);
 
 /* What device_put_back found, and did unless asked for a dry run. */
@@ -43,11 +53,16 @@ enum device_put_back {
 	DEVICE_PUT_BACK_GONE,		/* no longer in the system: nothing to put back */
 };
 
-/* Puts the device b->bdf back on b->orig_driver (or none) with b->orig_override, from whatever
- * driver it is on (written into was, "" for none): unbind, driver_override, drivers_probe, under
- * b->sysfs_root. Its binding journal entry is removed once nothing is left to put back. dry_run:
- * only finds out what it would do. device_restore for a binding of this process; `iommutrace
- * restore` for one from the journal. */
+/**
+ * device_put_back() - Put the device b->bdf back on b->orig_driver (or none) with
+ * b->orig_override, from whatever driver it is on: unbind, driver_override, drivers_probe, under
+ * b->sysfs_root.
+ * @dry_run: only find out what it would do
+ * @was: the driver it was on, "" for none
+ *
+ * Its binding journal entry is removed once nothing is left to put back. device_restore() for a
+ * binding of this process; `iommutrace restore` for one from the journal.
+ */
 enum device_put_back device_put_back(const struct device_binding *b, bool dry_run,
 				     char was[SYSFS_NAME_MAX + 1]);
 

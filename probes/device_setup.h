@@ -35,9 +35,14 @@ struct device_setup_opts {
 };
 
 int device_setup_open(struct device_setup *s, const struct device_setup_opts *o);
-/* Frees the buffer, closes the mapper, puts both devices back; -1 when a device could not be
- * restored. After removal_requested it first gives the removal, which waited for the mapper to
- * let go, up to 5 s to finish. Safe after a failed or partial open, and twice. */
+/**
+ * device_setup_close() - Free the buffer, close the mapper, put both devices back.
+ *
+ * After removal_requested it first gives the removal, which waited for the mapper to let go, up
+ * to 5 s to finish. Safe after a failed or partial open, and twice.
+ *
+ * Return: 0, or -1 when a device could not be restored.
+ */
 int device_setup_close(struct device_setup *s);
 
 #endif

@@ -15,12 +15,18 @@
 
 typedef void (*device_use_fn)(const char *use, void *ctx);
 
-/* Calls fn once per use of bdf's block devices; returns how many were found. */
+/**
+ * device_uses_find() - Call @fn once per use of @bdf's block devices.
+ *
+ * Return: how many were found.
+ */
 int device_uses_find(const char *bdf, const char *sys_root, const char *proc_root,
 		     device_use_fn fn, void *ctx);
 
-/* Who is running this: "user NAME (uid N)", with ", through sudo from NAME" when SUDO_USER is
- * set, for the warning --force prints. */
+/**
+ * device_uses_who() - Who is running this, for the warning --force prints: "user NAME (uid N)",
+ * with ", through sudo from NAME" when SUDO_USER is set.
+ */
 void device_uses_who(char *out, size_t len);
 
 #endif

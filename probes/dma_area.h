@@ -21,11 +21,19 @@ struct dma_area {
 
 #define DMA_AREA_INIT { .buf = BUFFER_INIT }
 
-/* size: a multiple of 2 MiB. m NULL: no IOMMU; size 2 MiB, iova ignored. */
+/**
+ * dma_area_create() - Make the area: @size bytes mapped through @m at @iova.
+ * @m: NULL: no IOMMU; size 2 MiB, @iova ignored
+ * @size: a multiple of 2 MiB
+ */
 int dma_area_create(struct dma_area *a, struct mapper *m, uint64_t size, uint64_t iova);
-/* The next size bytes (rounded up to 4 KiB), zeroed, and their DMA address. */
+/**
+ * dma_area_alloc() - The next @size bytes (rounded up to 4 KiB), zeroed, and their DMA address.
+ */
 int dma_area_alloc(struct dma_area *a, uint64_t size, void **vaddr, uint64_t *iova);
-/* Unmaps and frees; safe on an area never created. */
+/**
+ * dma_area_destroy() - Unmap and free; safe on an area never created.
+ */
 void dma_area_destroy(struct dma_area *a);
 
 #endif

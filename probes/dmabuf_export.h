@@ -35,12 +35,21 @@ struct dmabuf_export {
 			     .mapper = MAPPER_INIT, \
 			     .cuda = CUDA_EXPORT_INIT }
 
-/* Makes a dma-buf of size bytes of the spec's kind (a dma-buf kind); offset: into the BAR
- * (dmabuf-bar only). force: bind a BAR's device whose block devices are in use. */
+/**
+ * dmabuf_export_create() - Make a dma-buf of @size bytes of the spec's kind (a dma-buf kind).
+ * @offset: into the BAR (dmabuf-bar only)
+ * @force: bind a BAR's device whose block devices are in use
+ */
 int dmabuf_export_create(struct dmabuf_export *e, const struct buffer_spec *spec, uint64_t size,
 			 uint64_t offset, bool force);
-/* Closes the dma-buf and frees what it needed, putting a BAR's device back on its driver; -1
- * when that failed. Safe after a failed or partial create, and twice. */
+/**
+ * dmabuf_export_close() - Close the dma-buf and free what it needed, putting a BAR's device back
+ * on its driver.
+ *
+ * Safe after a failed or partial create, and twice.
+ *
+ * Return: 0, or -1 when putting the device back failed.
+ */
 int dmabuf_export_close(struct dmabuf_export *e);
 
 #endif

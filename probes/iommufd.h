@@ -24,27 +24,51 @@ struct iommufd_mapper {
 /* A closed mapper: iommufd_close() on it does nothing. */
 #define IOMMUFD_MAPPER_INIT { .iommufd = -1, .bar_dmabuf = -1 }
 
-/* 0 when /dev/iommu exists; otherwise one line saying the kernel lacks iommufd, and -1. */
+/**
+ * iommufd_available() - Whether /dev/iommu exists.
+ *
+ * Return: 0 when it does; otherwise one line saying the kernel lacks iommufd, and -1.
+ */
 int iommufd_available(void);
-/* Opens /dev/iommu and allocates an IOAS. The devices' VFIO cdevs are then looked up under
- * sysfs_root (as for sysfs_path: NULL for the live system). */
+/**
+ * iommufd_open() - Open /dev/iommu and allocate an IOAS.
+ * @sysfs_root: where the devices' VFIO cdevs are then looked up (as for sysfs_path(): NULL for
+ *              the live system)
+ */
 int iommufd_open(struct iommufd_mapper *m, const char *sysfs_root);
-/* Opens the device's VFIO cdev, binds it to the iommufd and attaches it to the IOAS (once per
- * device). */
+/**
+ * iommufd_add_device() - Open the device's VFIO cdev, bind it to the iommufd and attach it to the
+ * IOAS (once per device).
+ */
 int iommufd_add_device(struct iommufd_mapper *m, const char *bdf);
-/* A new fd of an added device (for its BAR mmap); the caller closes it. */
+/**
+ * iommufd_device_fd() - A new fd of an added device (for its BAR mmap); the caller closes it.
+ */
 int iommufd_device_fd(struct iommufd_mapper *m, const char *bdf);
-/* IOMMU_IOAS_MAP (read and write) of user memory at a fixed IOVA. */
+/**
+ * iommufd_map() - IOMMU_IOAS_MAP (read and write) of user memory at a fixed IOVA.
+ */
 int iommufd_map(struct iommufd_mapper *m, void *vaddr, uint64_t iova, uint64_t size);
-/* IOMMU_IOAS_MAP_FILE of [offset, offset + size) of a memfd at a fixed IOVA. */
+/**
+ * iommufd_map_file() - IOMMU_IOAS_MAP_FILE of [@offset, @offset + @size) of a memfd at a fixed
+ * IOVA.
+ */
 int iommufd_map_file(struct iommufd_mapper *m, int fd, uint64_t offset, uint64_t iova,
 		     uint64_t size);
-/* Maps [offset, offset + size) of region (a BAR) of the device behind device_fd: exported once as
- * a dma-buf (VFIO_DEVICE_FEATURE_DMA_BUF), then IOMMU_IOAS_MAP_FILE of it. */
+/**
+ * iommufd_map_bar() - Map [@offset, @offset + @size) of @region (a BAR) of the device behind
+ * @device_fd.
+ *
+ * The region is exported once as a dma-buf (VFIO_DEVICE_FEATURE_DMA_BUF), then mapped by
+ * IOMMU_IOAS_MAP_FILE of it.
+ */
 int iommufd_map_bar(struct iommufd_mapper *m, int device_fd, unsigned region, uint64_t offset,
 		    uint64_t iova, uint64_t size);
 int iommufd_unmap(struct iommufd_mapper *m, uint64_t iova, uint64_t size);
-/* Closes the devices (which detaches them) and the iommufd (which drops the IOAS). */
+/**
+ * iommufd_close() - Close the devices (which detaches them) and the iommufd (which drops the
+ * IOAS).
+ */
 void iommufd_close(struct iommufd_mapper *m);
 
 #endif

@@ -42,17 +42,30 @@ struct map_report {
 	struct map_segment *segs;
 };
 
-/* Writes the report over what fd held (runs after the fixed part). Returns 0, or -1 (logged). */
+/**
+ * map_report_write() - Write the report over what @fd held (runs after the fixed part).
+ *
+ * Return: 0, or -1 (logged).
+ */
 int map_report_write(int fd, const struct map_report *r);
-/* Reads a report from the start of fd. Returns 0, 1 when nothing was written, -1 (logged) when
- * it is truncated or malformed. */
+/**
+ * map_report_read() - Read a report from the start of @fd.
+ *
+ * Return: 0; 1 when nothing was written; -1 (logged) when it is truncated or malformed.
+ */
 int map_report_read(int fd, struct map_report *r);
 void map_report_free(struct map_report *r);
-/* Stores the report with the session, and the pages the leaf rule expects for each physical run
- * at its IOVA (for an import, its offset's place in the first import's DMA segments), with the
- * mapper's page sizes, or else those of the domain the recorded maps at that IOVA went to. An
- * import whose physical runs user space could not see takes them from the maps recorded in its
- * first DMA segments (map_runs.phys_source 'recorded'). Returns 0, or -1 (logged). */
+/**
+ * map_report_store() - Store the report with the session, and the pages the leaf rule expects for
+ * each physical run.
+ *
+ * The pages are those of the run at its IOVA (for an import, its offset's place in the first
+ * import's DMA segments), with the mapper's page sizes, or else those of the domain the recorded
+ * maps at that IOVA went to. An import whose physical runs user space could not see takes them
+ * from the maps recorded in its first DMA segments (map_runs.phys_source 'recorded').
+ *
+ * Return: 0, or -1 (logged).
+ */
 int map_report_store(sqlite3 *db, int64_t session_id, struct map_report *r);
 
 #endif

@@ -20,29 +20,57 @@ struct mapper {
 
 #define MAPPER_INIT { .type1 = VFIO_TYPE1_INIT, .iommufd = IOMMUFD_MAPPER_INIT }
 
-/* The IOVA for a buffer of size bytes when none is given: 1 GiB, or 4 GiB when the range would
- * reach 0xfee00000, the x86 MSI window that type1 reserves in every domain. Either is aligned to
- * the largest page (1 GiB) any buffer allows. */
+/**
+ * mapper_default_iova() - The IOVA for a buffer of @size bytes when none is given.
+ *
+ * Either is aligned to the largest page (1 GiB) any buffer allows.
+ *
+ * Return: 1 GiB, or 4 GiB when the range would reach 0xfee00000, the x86 MSI window that type1
+ * reserves in every domain.
+ */
 uint64_t mapper_default_iova(uint64_t size);
-/* "type1" or "iommufd". */
+/**
+ * mapper_parse() - Parse "type1" or "iommufd".
+ */
 int mapper_parse(const char *s, enum mapper_kind *kind);
 const char *mapper_name(enum mapper_kind kind);
 
-/* Whether this kernel has the mapper; one line and -1 when it certainly does not (iommufd
- * without /dev/iommu). VFIO itself is checked when devices are bound. */
+/**
+ * mapper_available() - Whether this kernel has the mapper.
+ *
+ * VFIO itself is checked when devices are bound.
+ *
+ * Return: 0, or one line and -1 when it certainly does not (iommufd without /dev/iommu).
+ */
 int mapper_available(enum mapper_kind kind);
-/* The devices added later are looked up under sysfs_root (as for sysfs_path: NULL for the live
- * system). */
+/**
+ * mapper_open() - Open a mapper of @kind.
+ * @sysfs_root: where the devices added later are looked up (as for sysfs_path(): NULL for the
+ *              live system)
+ */
 int mapper_open(struct mapper *m, enum mapper_kind kind, const char *sysfs_root);
-/* Puts the device (bound to vfio-pci) into the mapper's address space. */
+/**
+ * mapper_add_device() - Put the device (bound to vfio-pci) into the mapper's address space.
+ */
 int mapper_add_device(struct mapper *m, const char *bdf);
-/* A new VFIO device fd of an added device, for buffer_create's BAR window; caller owns it. */
+/**
+ * mapper_device_fd() - A new VFIO device fd of an added device, for buffer_create()'s BAR window;
+ * the caller owns it.
+ */
 int mapper_device_fd(struct mapper *m, const char *bdf);
-/* The page sizes the domain takes, or 0 when the mapper does not tell (iommufd). */
+/**
+ * mapper_pgsizes() - The page sizes the domain takes.
+ *
+ * Return: the page sizes, or 0 when the mapper does not tell (iommufd).
+ */
 uint64_t mapper_pgsizes(struct mapper *m);
-/* Maps the whole buffer at iova, read and write: by its user address; under iommufd a memfd by
- * file offset and a BAR window as the dma-buf vfio-pci exports of it (IOMMU_IOAS_MAP_FILE both):
- * iommufd pins pages, and a BAR's mmap has none. */
+/**
+ * mapper_map() - Map the whole buffer at @iova, read and write.
+ *
+ * By its user address; under iommufd a memfd by file offset and a BAR window as the dma-buf
+ * vfio-pci exports of it (IOMMU_IOAS_MAP_FILE both): iommufd pins pages, and a BAR's mmap has
+ * none.
+ */
 int mapper_map(struct mapper *m, const struct buffer *b, uint64_t iova);
 int mapper_unmap(struct mapper *m, uint64_t iova, uint64_t size);
 void mapper_close(struct mapper *m);

@@ -14,11 +14,20 @@ struct probe_module {
 
 #define PROBE_MODULE_INIT { .fd = -1 }
 
-/* Opens the module's device; a missing one is one line saying how to build and load it. */
+/**
+ * probe_module_open() - Open the module's device; a missing one is one line saying how to build
+ * and load it.
+ */
 int probe_module_open(struct probe_module *m);
-/* dma_map_resource of size bytes at offset into BAR bar_index of peer, for importer: what a GPU
- * driver's dma-buf exporter does for a peer importer, and BaM's path. Gives the range's CPU
- * physical address, its DMA address (an IOVA in the importer's domain) and a handle. */
+/**
+ * probe_module_map_resource() - dma_map_resource of @size bytes at @offset into BAR @bar_index of
+ * @peer, for @importer.
+ * @phys: the range's CPU physical address
+ * @dma: its DMA address (an IOVA in the importer's domain)
+ * @handle: the mapping's handle
+ *
+ * What a GPU driver's dma-buf exporter does for a peer importer, and BaM's path.
+ */
 int probe_module_map_resource(struct probe_module *m, const char *importer, const char *peer,
 			      unsigned bar_index, uint64_t offset, uint64_t size, uint64_t *phys,
 			      uint64_t *dma, uint32_t *handle);
@@ -37,15 +46,23 @@ struct probe_import {
 	uint32_t nsegments;
 };
 
-/* dma_buf_dynamic_attach (allow_peer2peer) + dma_buf_map_attachment of the dma-buf dmabuf_fd on
- * behalf of importer, as a peer-to-peer capable driver imports one: the exporter maps it into
- * the importer's DMA domain. bar_exporter: the dma-buf is a BAR window of another device, whose
- * refusal (no P2PDMA path between the two) is explained in the error line. */
+/**
+ * probe_module_import_dmabuf() - dma_buf_dynamic_attach (allow_peer2peer) + dma_buf_map_attachment
+ * of the dma-buf @dmabuf_fd on behalf of @importer, as a peer-to-peer capable driver imports one.
+ * @bar_exporter: the dma-buf is a BAR window of another device, whose refusal (no P2PDMA path
+ *                between the two) is explained in the error line
+ *
+ * The exporter maps it into the importer's DMA domain.
+ */
 int probe_module_import_dmabuf(struct probe_module *m, const char *importer, int dmabuf_fd,
 			       int bar_exporter, struct probe_import *out);
-/* Undoes one mapping or import now. */
+/**
+ * probe_module_release() - Undo one mapping or import now.
+ */
 int probe_module_release(struct probe_module *m, uint32_t handle);
-/* Closes the device, which undoes every mapping still made. */
+/**
+ * probe_module_close() - Close the device, which undoes every mapping still made.
+ */
 void probe_module_close(struct probe_module *m);
 
 #endif

@@ -21,20 +21,40 @@ struct vfio_type1 {
 /* A closed container: vfio_type1_close() on it does nothing. */
 #define VFIO_TYPE1_INIT { .container_fd = -1 }
 
-/* Opens /dev/vfio/vfio and checks the API version and type1v2 support. The devices' IOMMU groups
- * are then read under sysfs_root (as for sysfs_path: NULL for the live system). */
+/**
+ * vfio_type1_open() - Open /dev/vfio/vfio and check the API version and type1v2 support.
+ * @sysfs_root: where the devices' IOMMU groups are then read (as for sysfs_path(): NULL for the
+ *              live system)
+ */
 int vfio_type1_open(struct vfio_type1 *v, const char *sysfs_root);
-/* Adds the IOMMU group of the device (bound to vfio-pci) to the container, once per group; the
- * first group also sets the container's IOMMU to type1v2, which gives it its own domain. */
+/**
+ * vfio_type1_add_device_group() - Add the IOMMU group of the device (bound to vfio-pci) to the
+ * container, once per group.
+ *
+ * The first group also sets the container's IOMMU to type1v2, which gives it its own domain.
+ */
 int vfio_type1_add_device_group(struct vfio_type1 *v, const char *bdf);
-/* A device fd of a device whose group was added; the caller closes it. */
+/**
+ * vfio_type1_device_fd() - A device fd of a device whose group was added; the caller closes it.
+ */
 int vfio_type1_device_fd(struct vfio_type1 *v, const char *bdf);
-/* The page sizes the container's domains take (VFIO_IOMMU_GET_INFO iova_pgsizes). */
+/**
+ * vfio_type1_pgsizes() - The page sizes the container's domains take (VFIO_IOMMU_GET_INFO
+ * iova_pgsizes).
+ */
 int vfio_type1_pgsizes(struct vfio_type1 *v, uint64_t *pgsize_bitmap);
-/* VFIO_IOMMU_MAP_DMA (read and write) and VFIO_IOMMU_UNMAP_DMA of [iova, iova + size). */
+/**
+ * vfio_type1_map() - VFIO_IOMMU_MAP_DMA (read and write) of [@iova, @iova + @size).
+ */
 int vfio_type1_map(struct vfio_type1 *v, void *vaddr, uint64_t iova, uint64_t size);
+/**
+ * vfio_type1_unmap() - VFIO_IOMMU_UNMAP_DMA of [@iova, @iova + @size).
+ */
 int vfio_type1_unmap(struct vfio_type1 *v, uint64_t iova, uint64_t size);
-/* Closes the groups and the container: the kernel drops whatever is still mapped. */
+/**
+ * vfio_type1_close() - Close the groups and the container: the kernel drops whatever is still
+ * mapped.
+ */
 void vfio_type1_close(struct vfio_type1 *v);
 
 #endif

@@ -25,42 +25,79 @@ struct agg_snapshot {
 	size_t count;
 };
 
-/* Reads the hash and the published slots of maps into snap (replacing its contents): the slots
- * published[IT_AGG_SLOTS] says (agg_slots_publish's taken), or, when it is NULL, every slot whose
- * key is ready (IT_AGG_SLOTS key reads). 0 or a negative errno. */
+/**
+ * agg_snapshot_read() - Read the hash and the published slots of @maps into @snap (replacing its
+ * contents).
+ * @published: the slots to read, IT_AGG_SLOTS of them (agg_slots_publish()'s taken); NULL: every
+ *             slot whose key is ready (IT_AGG_SLOTS key reads)
+ *
+ * Return: 0 or a negative errno.
+ */
 int agg_snapshot_read(const struct agg_maps *maps, const bool *published,
 		      struct agg_snapshot *snap);
-/* Sorts snap's classes by key and makes one of those with equal keys, their values summed (a
- * class counted in the hash before it had a slot, and in the slot since); agg_snapshot_read does
- * it, tests building snapshots by hand too. */
+/**
+ * agg_snapshot_sort() - Sort @snap's classes by key and make one of those with equal keys, their
+ * values summed (a class counted in the hash before it had a slot, and in the slot since).
+ *
+ * agg_snapshot_read() does it, tests building snapshots by hand too.
+ */
 void agg_snapshot_sort(struct agg_snapshot *snap);
-/* Publishes each class of snap whose slot (it_agg_slot_of) is free into it, in the slot-keys map
- * of maps; taken[IT_AGG_SLOTS] says which slots this capture has published (the caller's, all
- * false at load), and is updated. Returns the number published, or a negative errno. */
+/**
+ * agg_slots_publish() - Publish each class of @snap whose slot (it_agg_slot_of) is free into it,
+ * in the slot-keys map of @maps.
+ * @taken: IT_AGG_SLOTS flags saying which slots this capture has published (the caller's, all
+ *         false at load); updated
+ *
+ * Return: the number published, or a negative errno.
+ */
 int agg_slots_publish(const struct agg_maps *maps, const struct agg_snapshot *snap, bool *taken);
-/* Calls fn with the growth of each class from prev to cur (both sorted; a class prev lacks grew
- * from zero), for the classes whose count, bytes or pages grew. Returns 0, or fn's nonzero. */
+/**
+ * agg_snapshot_delta() - Call @fn with the growth of each class from @prev to @cur, for the
+ * classes whose count, bytes or pages grew.
+ * @prev: sorted; a class it lacks grew from zero
+ * @cur: sorted
+ *
+ * Return: 0, or @fn's nonzero.
+ */
 int agg_snapshot_delta(const struct agg_snapshot *prev, const struct agg_snapshot *cur,
 		       int (*fn)(const struct agg_class *growth, void *ctx), void *ctx);
 void agg_snapshot_free(struct agg_snapshot *snap);
 
-/* "per-event", "aggregate", "threshold" */
+/**
+ * capture_mode_name() - The name of @mode: "per-event", "aggregate", "threshold".
+ */
 const char *capture_mode_name(enum capture_mode mode);
 
 struct aggregates;
 
-/* Stores how session sid was captured (its capture_settings row): mode, threshold (threshold
- * mode only), flush interval and hash size (modes that aggregate only). 0 or -1 (logged). */
+/**
+ * capture_settings_store() - Store how session @sid was captured (its capture_settings row): mode,
+ * threshold (threshold mode only), flush interval and hash size (modes that aggregate only).
+ *
+ * Return: 0 or -1 (logged).
+ */
 int capture_settings_store(sqlite3 *db, int64_t sid, const struct bpf_capture_opts *opts,
 			   uint64_t flush_interval_ns);
 
-/* Prepares the flushes of the counting maps into session sid. NULL on failure (logged). */
+/**
+ * aggregates_new() - Prepare the flushes of the counting maps into session @sid.
+ *
+ * Return: the aggregates, or NULL on failure (logged).
+ */
 struct aggregates *aggregates_new(sqlite3 *db, int64_t sid, const struct agg_maps *maps);
-/* Reads the counts, stores what grew since the last flush, stamped flush_ns (CLOCK_MONOTONIC),
- * and publishes the new classes' slots (a failure there is logged once and leaves them counted in
- * the hash). Returns the number of rows stored, or -1 (logged). */
+/**
+ * aggregates_flush() - Read the counts, store what grew since the last flush, and publish the
+ * new classes' slots.
+ * @flush_ns: the rows' stamp (CLOCK_MONOTONIC)
+ *
+ * A failure to publish is logged once and leaves the classes counted in the hash.
+ *
+ * Return: the number of rows stored, or -1 (logged).
+ */
 long aggregates_flush(struct aggregates *a, uint64_t flush_ns);
-/* The calls counted up to the last flush, over all classes. */
+/**
+ * aggregates_calls() - The calls counted up to the last flush, over all classes.
+ */
 uint64_t aggregates_calls(const struct aggregates *a);
 void aggregates_free(struct aggregates *a);
 

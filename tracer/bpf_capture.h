@@ -34,46 +34,86 @@ struct bpf_capture_opts {
 	bool replay;			/* also load replay_map_unmap (benchmarks; bpf/replay.h) */
 };
 
-/* Opens and loads the skeleton for plan (which must outlive the capture) with opts (NULL:
- * per-event, 16 MiB ring buffer). On failure returns NULL with one line in err. */
+/**
+ * bpf_capture_load() - Open and load the skeleton for @plan with @opts.
+ * @plan: must outlive the capture
+ * @opts: NULL: per-event, 16 MiB ring buffer
+ *
+ * Return: the capture, or NULL with one line in @err.
+ */
 struct bpf_capture *bpf_capture_load(struct probe_plan *plan, const struct bpf_capture_opts *opts,
 				     char *err, size_t errlen);
-/* Attaches every loaded program, but the IOMMU core calls whose domain the driver calls give
- * (probe_plan_driver_domains: only when all those driver probes attached); marks each probe
- * attached or not (reason). Returns the number of probes attached. */
+/**
+ * bpf_capture_attach() - Attach every loaded program, but the IOMMU core calls whose domain the
+ * driver calls give (probe_plan_driver_domains(): only when all those driver probes attached).
+ *
+ * Each probe is marked attached or not (reason).
+ *
+ * Return: the number of probes attached.
+ */
 int bpf_capture_attach(struct bpf_capture *c);
 /* Records one bpf_capture_poll delivers at most: a reader whose handlers produce faster than it
  * takes records still gets back to its loop (commits, signals, deadlines) every so many; the
  * ring buffer then fills and the losses say so. */
 #define BPF_CAPTURE_POLL_BUDGET 65536
 
-/* Delivers the records waiting in the ring buffer, at most BPF_CAPTURE_POLL_BUDGET, first
- * waiting up to timeout_ms (0: no wait) for the handlers' wakeup, which comes only when a
- * sixteenth of the ring buffer waits: fewer records are delivered when the wait times out, so a
- * reader polls at an interval it can accept as their delay. Returns the number delivered, or a
- * negative errno (-EINTR on a signal). A negative return of fn stops delivery and is returned;
- * that record counts as consumed. */
+/**
+ * bpf_capture_poll() - Deliver the records waiting in the ring buffer, at most
+ * BPF_CAPTURE_POLL_BUDGET.
+ * @timeout_ms: how long to wait first (0: no wait) for the handlers' wakeup, which comes only
+ *              when a sixteenth of the ring buffer waits: fewer records are delivered when the
+ *              wait times out, so a reader polls at an interval it can accept as their delay
+ * @fn: a negative return stops delivery and is returned; that record counts as consumed
+ *
+ * Return: the number delivered, or a negative errno (-EINTR on a signal).
+ */
 int bpf_capture_poll(struct bpf_capture *c, int timeout_ms, bpf_capture_event_fn fn, void *ctx);
-/* The epoll fd bpf_capture_poll waits on (readable when the handlers woke it), or a negative
- * errno. */
+/**
+ * bpf_capture_epoll_fd() - The epoll fd bpf_capture_poll() waits on (readable when the handlers
+ * woke it).
+ *
+ * Return: the fd, or a negative errno.
+ */
 int bpf_capture_epoll_fd(struct bpf_capture *c);
-/* Detaches every program (no more records are produced); the ring buffer can still be drained. */
+/**
+ * bpf_capture_detach() - Detach every program (no more records are produced); the ring buffer can
+ * still be drained.
+ */
 void bpf_capture_detach(struct bpf_capture *c);
-/* Counts the driver calls the threshold mode still holds on each CPU until their map or unmap
- * event (architecture.md, "Capture modes"), which will not come once the programs are
- * detached: call after bpf_capture_detach, before the last read of the counts. A CPU taken
- * offline during the capture is let go from this one where bpf_map_lookup_percpu_elem (5.19)
- * could be loaded; elsewhere what it holds stays uncounted, and *uncounted says how many calls.
- * Nothing to do in the other modes. 0 or a negative errno. */
+/**
+ * bpf_capture_release_held() - Count the driver calls the threshold mode still holds on each CPU
+ * until their map or unmap event (architecture.md, "Capture modes").
+ * @uncounted: how many calls stay uncounted
+ *
+ * That event will not come once the programs are detached. A CPU taken offline during the capture
+ * is let go from this one where bpf_map_lookup_percpu_elem (5.19) could be loaded; elsewhere what
+ * it holds stays uncounted. Nothing to do in the other modes.
+ *
+ * Context: call after bpf_capture_detach(), before the last read of the counts.
+ * Return: 0 or a negative errno.
+ */
 int bpf_capture_release_held(struct bpf_capture *c, uint64_t *uncounted);
-/* The driver calls the threshold mode holds on cpu (any possible CPU, online or not) into *held.
- * 0 or a negative errno. */
+/**
+ * bpf_capture_held_calls() - The driver calls the threshold mode holds on @cpu (any possible CPU,
+ * online or not) into *@held.
+ *
+ * Return: 0 or a negative errno.
+ */
 int bpf_capture_held_calls(struct bpf_capture *c, int cpu, uint64_t *held);
-/* Calls fn for each (cpu, event kind) whose records were lost because the ring buffer was full. */
+/**
+ * bpf_capture_losses() - Call @fn for each (cpu, event kind) whose records were lost because the
+ * ring buffer was full.
+ *
+ * Return: 0, -1 when the counts cannot be read, or @fn's non-zero return.
+ */
 int bpf_capture_losses(struct bpf_capture *c,
 		       int (*fn)(uint32_t cpu, uint32_t kind, uint64_t lost, void *ctx), void *ctx);
-/* Calls fn for each (cpu, event kind) whose calls were not counted because the aggregates hash
- * was full (aggregate and threshold modes). */
+/**
+ * bpf_capture_aggregate_losses() - Call @fn for each (cpu, event kind) whose calls were not
+ * counted because the aggregates hash was full (aggregate and threshold modes).
+ *
+ * Return: as bpf_capture_losses().
+ */
 int bpf_capture_aggregate_losses(struct bpf_capture *c,
 				 int (*fn)(uint32_t cpu, uint32_t kind, uint64_t lost, void *ctx),
 				 void *ctx);
@@ -85,9 +125,18 @@ struct agg_maps {
 	int slot_counts_fd;		/* agg_slot_counts: per CPU, the programs' */
 };
 struct agg_maps bpf_capture_agg_maps(struct bpf_capture *c);
-/* The fd of a loaded program by name (tests drive raw_tp programs with BPF_PROG_TEST_RUN), or -1. */
+/**
+ * bpf_capture_prog_fd() - The fd of a loaded program by name (tests drive raw_tp programs with
+ * BPF_PROG_TEST_RUN).
+ *
+ * Return: the fd, or -1.
+ */
 int bpf_capture_prog_fd(struct bpf_capture *c, const char *prog_name);
-/* The fd of a map by name (tests seed domain_by_call), or -1. */
+/**
+ * bpf_capture_map_fd() - The fd of a map by name (tests seed domain_by_call).
+ *
+ * Return: the fd, or -1.
+ */
 int bpf_capture_map_fd(struct bpf_capture *c, const char *map_name);
 void bpf_capture_close(struct bpf_capture *c);
 

@@ -37,16 +37,25 @@ struct text_line {
 	bool lost_count_unknown;
 };
 
-/* Parses one NUL-terminated line (trailing newline and spaces allowed). The event header: ts_ns
- * from the timestamp, cpu, tid = PID, pid = TGID when the line has one else PID, comm truncated
- * to IT_COMM_LEN - 1 bytes, probe_id 0, flags 0, domains 0. */
+/**
+ * import_text_parse_line() - Parse one NUL-terminated line (trailing newline and spaces allowed).
+ *
+ * The event header: ts_ns from the timestamp, cpu, tid = PID, pid = TGID when the line has one
+ * else PID, comm truncated to IT_COMM_LEN - 1 bytes, probe_id 0, flags 0, domains 0.
+ */
 enum text_line_kind import_text_parse_line(const char *line, struct text_line *out);
 
-/* Reads f to its end, delivering IOMMU events and lost-event counts to sink (reason
- * "ftrace-lost", or "ftrace-lost-unknown" for a gap of unknown size, counted as 1), and counting
- * into *st (which it does not reset). name is the file's name for messages. Returns 0, or -1
- * when reading fails, IMPORT_TEXT_UNPARSED_MAX bytes hold no line that parses, or the sink
- * refuses (logged). */
+/**
+ * import_text_stream() - Read @f to its end, delivering IOMMU events and lost-event counts to
+ * @sink.
+ * @name: the file's name, for messages
+ * @sink: losses go with reason "ftrace-lost", or "ftrace-lost-unknown" for a gap of unknown
+ *        size, counted as 1
+ * @st: counted into, not reset
+ *
+ * Return: 0, or -1 when reading fails, IMPORT_TEXT_UNPARSED_MAX bytes hold no line that parses,
+ * or the sink refuses (logged).
+ */
 int import_text_stream(FILE *f, const char *name, const struct ftrace_sink *sink,
 		       struct ftrace_stats *st);
 

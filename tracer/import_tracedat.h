@@ -22,11 +22,16 @@ struct tracedat_info {
 	int buffers;	/* buffers read: the top one and the instances */
 };
 
-/* Reads path to its end into sink, counting into *st (not reset) and describing the file in
- * *info. Returns 0, or -1 with one line in err: the file cannot be opened, is not a trace.dat,
- * is truncated or corrupt (also when libtracecmd crashes or loops on it: a forked child reads
- * it first, and is stopped after 10 s without a record; nothing reaches sink before that child
- * read it to its end), or the sink refused a record. */
+/**
+ * import_tracedat() - Read @path to its end into @sink.
+ * @st: counted into, not reset
+ * @info: describes the file
+ *
+ * Return: 0, or -1 with one line in @err: the file cannot be opened, is not a trace.dat, is
+ * truncated or corrupt (also when libtracecmd crashes or loops on it: a forked child reads it
+ * first, and is stopped after 10 s without a record; nothing reaches @sink before that child read
+ * it to its end), or the sink refused a record.
+ */
 int import_tracedat(const char *path, const struct ftrace_sink *sink, struct ftrace_stats *st,
 		    struct tracedat_info *info, char *err, size_t errlen);
 

@@ -69,26 +69,48 @@ struct probe_plan {
 	unsigned iommu_vendors;
 };
 
-/* Probes the running kernel and fills plan. Returns 0, or -1 when there is no kernel BTF (the
- * reason is in plan->probes' reasons and returned through err). */
+/**
+ * probe_plan_build() - Probe the running kernel and fill @plan.
+ *
+ * Return: 0, or -1 when there is no kernel BTF (the reason is in plan->probes' reasons and
+ * returned through @err).
+ */
 int probe_plan_build(struct probe_plan *plan, const struct probe_plan_opts *opts, char *err,
 		     size_t errlen);
-/* The kinds of IOMMU core call (bits 1 << IT_CALL_MAP, IT_CALL_UNMAP) whose domain the driver
- * calls inside them give as well: every IOMMU of the machine is an Intel or AMD one, every
- * map_pages (unmap_pages) function this kernel has for them is probed, and (maps) the kernel
- * has no map_range for them. The capture may then leave those core calls unattached
- * (bpf_capture_attach). 0 when domain_calls is false. */
+/**
+ * probe_plan_driver_domains() - The kinds of IOMMU core call whose domain the driver calls inside
+ * them give as well.
+ *
+ * They do when every IOMMU of the machine is an Intel or AMD one, every map_pages (unmap_pages)
+ * function this kernel has for them is probed, and (maps) the kernel has no map_range for them.
+ * The capture may then leave those core calls unattached (bpf_capture_attach()).
+ *
+ * Return: bits 1 << IT_CALL_MAP, IT_CALL_UNMAP; 0 when domain_calls is false.
+ */
 unsigned probe_plan_driver_domains(const struct probe_plan *plan);
-/* Marks the tracepoints as captured through tracefs instead (no BPF). */
+/**
+ * probe_plan_use_tracefs() - Mark the tracepoints as captured through tracefs instead (no BPF).
+ */
 void probe_plan_use_tracefs(struct probe_plan *plan, const char *why);
 
 const char *probe_mech_name(enum probe_mech mech);
 const char *probe_role_name(enum probe_role role);
-/* Name of a probe id for driver_maps.function; NULL when out of range. ctx is the plan. */
+/**
+ * probe_plan_name() - Name of a probe id for driver_maps.function.
+ * @plan: the plan (a callback's ctx)
+ *
+ * Return: the name; NULL when out of range.
+ */
 const char *probe_plan_name(void *plan, uint32_t probe_id);
-/* The probe of a target ("iommu:map", "intel_iommu_map_pages"), or NULL. */
+/**
+ * probe_plan_find() - The probe of a target ("iommu:map", "intel_iommu_map_pages").
+ *
+ * Return: the probe, or NULL.
+ */
 const struct probe *probe_plan_find(const struct probe_plan *plan, const char *target);
-/* Prints the plan as a table (what attached, what did not, and why). */
+/**
+ * probe_plan_print() - Print the plan as a table (what attached, what did not, and why).
+ */
 void probe_plan_print(const struct probe_plan *plan, FILE *f);
 
 #endif

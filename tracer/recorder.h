@@ -42,10 +42,18 @@ struct recorder_opts {
 	int (*finish)(sqlite3 *db, int64_t session_id);
 };
 
-/* Records; returns an enum it_exit. */
+/**
+ * recorder_run() - Record.
+ *
+ * Return: an enum it_exit.
+ */
 int recorder_run(const struct recorder_opts *opts);
-/* Probes the kernel, loads and attaches what the plan chose, prints what attached and why not,
- * detaches. Returns an enum it_exit. */
+/**
+ * recorder_list_probes() - Probe the kernel, load and attach what the plan chose, print what
+ * attached and why not, detach.
+ *
+ * Return: an enum it_exit.
+ */
 int recorder_list_probes(const struct recorder_opts *opts);
 
 #endif

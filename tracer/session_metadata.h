@@ -18,15 +18,25 @@ struct session_metadata {
 	char boot_cmdline[4096];	/* ROOT/proc/cmdline; "" when unreadable */
 };
 
-/* Reads the inventory and the boot command line under root. Returns 0, or -1 (logged). */
+/**
+ * session_metadata_collect() - Read the inventory and the boot command line under @root.
+ *
+ * Return: 0, or -1 (logged).
+ */
 int session_metadata_collect(struct session_metadata *m, const char *root);
-/* Stores the inventory and the plan's probes as rows of session sid, in one transaction. */
+/**
+ * session_metadata_store() - Store the inventory and the plan's probes as rows of session @sid,
+ * in one transaction.
+ */
 int session_metadata_store(sqlite3 *db, int64_t sid, const struct session_metadata *m,
 			   const struct probe_plan *plan);
 void session_metadata_free(struct session_metadata *m);
 
-/* The page-size set the units share (intersection; EVENT_WRITER_DEFAULT_PGSIZES when no unit
- * says or they share none), restricted to 4 KiB by intel_iommu=sp_off. */
+/**
+ * session_pgsize_bitmap() - The page-size set the units share (intersection;
+ * EVENT_WRITER_DEFAULT_PGSIZES when no unit says or they share none), restricted to 4 KiB by
+ * intel_iommu=sp_off.
+ */
 uint64_t session_pgsize_bitmap(const struct inventory *inv);
 
 #endif

@@ -28,8 +28,13 @@ struct ftrace_iommu_event {
 extern const struct ftrace_iommu_event ftrace_iommu_events[];
 extern const size_t ftrace_iommu_event_count;
 
-/* The table entry of system:name (system NULL: any system, as ftrace text names events without
- * theirs), or NULL. name need not be NUL-terminated: namelen bytes are compared. */
+/**
+ * ftrace_iommu_event_find() - The table entry of @system:@name.
+ * @system: NULL: any system, as ftrace text names events without theirs
+ * @name: need not be NUL-terminated: @namelen bytes are compared
+ *
+ * Return: the entry, or NULL.
+ */
 const struct ftrace_iommu_event *ftrace_iommu_event_find(const char *system, const char *name,
 							 size_t namelen);
 
@@ -43,29 +48,47 @@ struct ftrace_stats {
 
 uint64_t ftrace_stats_total(const struct ftrace_stats *st);
 
-/* Where the importers deliver: a non-zero return of either callback stops the import, which then
- * fails. reason names the counter the loss came from (losses.reason). */
+/**
+ * struct ftrace_sink - Where the importers deliver.
+ * @event: a non-zero return stops the import, which then fails
+ * @loss: as @event; @reason names the counter the loss came from (losses.reason)
+ * @ctx: passed to both
+ */
 struct ftrace_sink {
 	int (*event)(const struct it_event *e, void *ctx);
 	int (*loss)(uint32_t cpu, uint64_t lost, const char *reason, void *ctx);
 	void *ctx;
 };
 
-/* Copies at most srclen bytes of src, stopping at a NUL, into dst as a NUL-terminated string
- * truncated to dstlen - 1 bytes. */
+/**
+ * ftrace_copy_name() - Copy at most @srclen bytes of @src, stopping at a NUL, into @dst as a
+ * NUL-terminated string truncated to @dstlen - 1 bytes.
+ */
 void ftrace_copy_name(char *dst, size_t dstlen, const char *src, size_t srclen);
 
 /* The IOMMU events one tep handle knows, looked up once. */
 struct tep_events;
 
-/* Returns NULL only when out of memory. An IOMMU event present in the handle but lacking a field
- * we read is kept: its records convert as malformed (and a warning says which field). */
+/**
+ * tep_events_new() - Look up the IOMMU events @tep knows.
+ *
+ * An IOMMU event present in the handle but lacking a field we read is kept: its records convert
+ * as malformed (and a warning says which field).
+ *
+ * Return: the events, or NULL only when out of memory.
+ */
 struct tep_events *tep_events_new(struct tep_handle *tep);
-/* 1: *out holds the record; 0: the record is not an IOMMU event; -1: it is one, but its fields
- * lie outside the record or are missing (malformed). */
+/**
+ * tep_events_convert() - Convert @rec into *@out.
+ *
+ * Return: 1: *@out holds the record; 0: the record is not an IOMMU event; -1: it is one, but its
+ * fields lie outside the record or are missing (malformed).
+ */
 int tep_events_convert(const struct tep_events *te, struct tep_record *rec,
 		       struct it_event *out);
-/* How many of the table's events the handle has. */
+/**
+ * tep_events_known() - How many of the table's events the handle has.
+ */
 size_t tep_events_known(const struct tep_events *te);
 void tep_events_free(struct tep_events *te);
 

@@ -14,16 +14,31 @@ struct traced_command {
 	int status;		/* wait status once exited */
 };
 
-/* Forks the child, which waits. Returns 0 or -1 (logged). */
+/**
+ * traced_command_fork() - Fork the child, which waits.
+ *
+ * Return: 0 or -1 (logged).
+ */
 int traced_command_fork(struct traced_command *cmd, char *const argv[]);
-/* Releases the child and waits until it has exec'd. Returns 0, or -1 when exec failed (the
- * reason is logged and the child reaped). */
+/**
+ * traced_command_start() - Release the child and wait until it has exec'd.
+ *
+ * Return: 0, or -1 when exec failed (the reason is logged and the child reaped).
+ */
 int traced_command_start(struct traced_command *cmd, const char *name);
-/* Non-blocking: true once the child has exited (status filled). */
+/**
+ * traced_command_poll() - Whether the child has exited (status filled). Non-blocking.
+ */
 bool traced_command_poll(struct traced_command *cmd);
-/* Asks a running child to stop (SIGTERM), waits up to grace_ms, then SIGKILL. */
+/**
+ * traced_command_stop() - Ask a running child to stop (SIGTERM), wait up to @grace_ms, then
+ * SIGKILL.
+ */
 void traced_command_stop(struct traced_command *cmd, int grace_ms);
-/* The exit code as a shell reports it: the exit status, or 128 + signal. */
+/**
+ * traced_command_exit_code() - The exit code as a shell reports it: the exit status, or 128 +
+ * signal.
+ */
 int traced_command_exit_code(const struct traced_command *cmd);
 
 #endif

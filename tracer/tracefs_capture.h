@@ -22,33 +22,62 @@
 struct tracefs_capture;
 struct probe_plan;
 
-/* Creates the instance and enables the events; on failure returns NULL with one line in err and
- * leaves no instance behind. */
+/**
+ * tracefs_capture_start() - Create the instance and enable the events.
+ *
+ * Return: the capture, or NULL with one line in @err, leaving no instance behind.
+ */
 struct tracefs_capture *tracefs_capture_start(char *err, size_t errlen);
-/* Delivers the records waiting in the buffers, oldest first; when there were none, waits up to
- * timeout_ms for some and delivers those. Returns the number delivered, a non-zero return of cb
- * (delivery stops there), or a negative errno (-EINTR when a signal interrupted the wait). */
+/**
+ * tracefs_capture_poll() - Deliver the records waiting in the buffers, oldest first; when there
+ * were none, wait up to @timeout_ms for some and deliver those.
+ *
+ * Return: the number delivered, a non-zero return of @cb (delivery stops there), or a negative
+ * errno (-EINTR when a signal interrupted the wait).
+ */
 int tracefs_capture_poll(struct tracefs_capture *c, int timeout_ms,
 			 int (*cb)(const struct it_event *e, void *ctx), void *ctx);
-/* Calls cb for each CPU whose buffer lost events (overrun + dropped events of
- * per_cpu/cpuN/stats); returns 0, -1 when a stats file cannot be read, or cb's non-zero return. */
+/**
+ * tracefs_capture_losses() - Call @cb for each CPU whose buffer lost events (overrun + dropped
+ * events of per_cpu/cpuN/stats).
+ *
+ * Return: 0, -1 when a stats file cannot be read, or @cb's non-zero return.
+ */
 int tracefs_capture_losses(struct tracefs_capture *c,
 			   int (*cb)(uint32_t cpu, uint64_t lost, void *ctx), void *ctx);
-/* Disables the events: nothing more is recorded, what is buffered can still be polled. */
+/**
+ * tracefs_capture_disable() - Disable the events: nothing more is recorded, what is buffered can
+ * still be polled.
+ */
 void tracefs_capture_disable(struct tracefs_capture *c);
-/* Disables the events and removes the instance, always; frees c. NULL is accepted. */
+/**
+ * tracefs_capture_stop() - Disable the events and remove the instance, always; free @c.
+ * @c: NULL is accepted
+ */
 void tracefs_capture_stop(struct tracefs_capture *c);
 
-/* The instance's name ("iommutrace-PID"). */
+/**
+ * tracefs_capture_instance_name() - The instance's name ("iommutrace-PID").
+ */
 const char *tracefs_capture_instance_name(const struct tracefs_capture *c);
-/* Whether system:name ("iommu:map") was enabled. */
+/**
+ * tracefs_capture_has_event() - Whether @target, system:name ("iommu:map"), was enabled.
+ */
 bool tracefs_capture_has_event(const struct tracefs_capture *c, const char *target);
-/* Records read from the buffers that were not IOMMU events, and IOMMU records that could not be
- * decoded, since the start. */
+/**
+ * tracefs_capture_skipped() - Records read from the buffers that were not IOMMU events, since the
+ * start.
+ */
 uint64_t tracefs_capture_skipped(const struct tracefs_capture *c);
+/**
+ * tracefs_capture_malformed() - IOMMU records read from the buffers that could not be decoded,
+ * since the start.
+ */
 uint64_t tracefs_capture_malformed(const struct tracefs_capture *c);
-/* Marks each tracepoint probe of plan attached when its event was enabled, or not attached with
- * the reason. */
+/**
+ * tracefs_capture_mark_plan() - Mark each tracepoint probe of @plan attached when its event was
+ * enabled, or not attached with the reason.
+ */
 void tracefs_capture_mark_plan(const struct tracefs_capture *c, struct probe_plan *plan);
 
 #endif

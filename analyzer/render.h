@@ -36,7 +36,7 @@ struct render {
 /**
  * render_format_parse() - Parse "text", "json" or "csv".
  *
- * Return: 0, or -1 for anything else.
+ * Return: 0, or -1 for anything else (the caller says why).
  */
 int render_format_parse(const char *s, enum render_format *out);
 /**

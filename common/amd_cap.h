@@ -54,7 +54,8 @@ void amd_efr_decode(uint64_t efr, struct amd_efr *out);
  * @kernel_release, the nonzero word of a pair of which one is zero is the EFR (EFR2 is zero on
  * most hardware and in QEMU); otherwise the EFR is unknown.
  *
- * Return: 0, or -1 with errno EINVAL (malformed text) or ENOENT (order undecidable).
+ * Return: 0, or -1 with errno EINVAL (malformed text), ERANGE (a hex word too long) or ENOENT
+ * (order undecidable).
  */
 int amd_features_efr(const char *text, const char *kernel_release, uint64_t *efr);
 

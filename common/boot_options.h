@@ -28,7 +28,7 @@ int boot_options_parse(const char *cmdline, struct boot_option **opts, size_t *n
 /**
  * boot_options_read() - Read ROOT/proc/cmdline and parse it.
  *
- * A missing or unreadable file gives no options and a debug line.
+ * A missing file gives no options and a debug line; an unreadable one, no options and a warning.
  *
  * Return: 0, or -1 only when out of memory.
  */

@@ -128,9 +128,10 @@ sqlite3_stmt *itdb_prepare(sqlite3 *db, const char *sql);
  */
 int itdb_bind_text(sqlite3_stmt *st, int idx, const char *s);
 /**
- * itdb_step_done() - Step a prepared insert/update to SQLITE_DONE and reset it.
+ * itdb_step_done() - Step a prepared insert or update, then reset it and clear its bindings.
  *
- * Return: 0, or -1 on error (logged).
+ * Return: 0 (SQLITE_DONE, or SQLITE_ROW: a statement that also returns a row), or -1 on error
+ * (logged).
  */
 int itdb_step_done(sqlite3_stmt *st, const char *context);
 

@@ -133,9 +133,9 @@ int out_path_claim(const char *path, char *err, size_t errlen)
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
 	off_t size = 0;
 
-	if (fd >= 0)
-		return close(fd);
-	if (errno != EEXIST) {
+	if (fd >= 0 && !close(fd))
+		return 0;
+	if (fd >= 0 || errno != EEXIST) {
 		snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
 		return -1;
 	}

@@ -55,8 +55,8 @@ int private_dir_remove(const struct private_dir *pd);
 /**
  * out_path_install() - Move the finished file @from to @path.
  * @replace: over a regular file (its helper files removed first, so that none is replayed into
- *           the new one); without, only where @path is still absent (else: created meanwhile by
- *           another process, nothing replaced)
+ *           the new one); without, only where @path is still absent or an empty regular
+ *           file (else: created meanwhile by another process, nothing replaced)
  *
  * Return: 0, or -1 with one line in @err.
  */

@@ -47,6 +47,8 @@ struct buffer {
  * buffer_parse() - Parse a buffer: "anon", "thp", "hugetlb2m", "hugetlb1g", "memfd",
  * "bar:BDF/BARINDEX"; the dma-bufs "gpu[:N]", "gpu-vmm[:N]", "udmabuf", "udmabuf:hugetlb2m",
  * "udmabuf:hugetlb1g", "vgem", "dmabuf-bar:BDF/BARINDEX".
+ *
+ * Return: 0, or -1 for anything else (the caller says why).
  */
 int buffer_parse(const char *s, struct buffer_spec *out);
 /**

@@ -31,6 +31,8 @@ struct mapper {
 uint64_t mapper_default_iova(uint64_t size);
 /**
  * mapper_parse() - Parse "type1" or "iommufd".
+ *
+ * Return: 0, or -1 for anything else (the caller says why).
  */
 int mapper_parse(const char *s, enum mapper_kind *kind);
 const char *mapper_name(enum mapper_kind kind);

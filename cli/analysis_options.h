@@ -29,10 +29,19 @@ struct analysis_opts {
 "  -F, --format FORMAT   text (default), json or csv\n"
 
 void analysis_opts_init(struct analysis_opts *o);
-/* Takes opt (from cli_getopt) when it is one of the shared options: 0 taken, 1 not one of them,
- * -1 a bad value (logged, one line naming command). */
+/**
+ * analysis_option() - Take @opt when it is one of the shared options.
+ * @opt: as cli_getopt returned it
+ * @command: the subcommand, named in the error
+ *
+ * Return: 0 taken, 1 not one of them, -1 a bad value (logged, one line).
+ */
 int analysis_option(struct analysis_opts *o, int opt, const char *arg, const char *command);
-/* After the options: the one DB argument at argv[optind]; 0, or -1 (logged). */
+/**
+ * analysis_db_argument() - After the options, take the one DB argument at argv[optind].
+ *
+ * Return: 0, or -1 (logged: none, or more than one).
+ */
 int analysis_db_argument(struct analysis_opts *o, int argc, char **argv, const char *command);
 
 #endif

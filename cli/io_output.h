@@ -16,15 +16,27 @@ struct io_output {
 	uint32_t nqds;
 };
 
-/* One device's point (row->device_index says which). */
+/**
+ * io_output_point() - Print one device's point (@row->device_index says which).
+ */
 void io_output_point(FILE *f, const struct io_output *o, const struct io_report_point *row);
-/* The devices of one point together: rows are that point's, one per device. */
+/**
+ * io_output_total() - Print the devices of one point together.
+ * @rows: that point's, one per device
+ */
 void io_output_total(FILE *f, const struct io_output *o, const struct io_report_point *rows,
 		     size_t n);
-/* Means per queue depth and device, and for all devices together when there are several. */
+/**
+ * io_output_table() - Print the means per queue depth and device, and for all devices together
+ * when there are several.
+ */
 void io_output_table(FILE *f, const struct io_output *o, const struct io_report_point *rows,
 		     size_t n);
-/* The run and every point as one JSON object on f; -1 when writing failed. */
+/**
+ * io_output_json() - Print the run and every point as one JSON object on @f.
+ *
+ * Return: 0, or -1 when writing failed.
+ */
 int io_output_json(FILE *f, const struct io_output *o, const struct io_report_point *rows,
 		   size_t n);
 

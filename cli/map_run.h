@@ -26,17 +26,34 @@ struct run_report {
 	struct map_report r;
 };
 
-/* The report's parameters from the options; mapper: what maps (type1, dma_buf, ...). */
+/**
+ * map_report_init() - The report's parameters from the options.
+ * @mapper: what maps (type1, dma_buf, ...)
+ * @report_fd: where map -o's recorder reads it; -1: nobody asked
+ */
 void map_report_init(struct run_report *rep, const struct map_opts *o, const char *mapper,
 		     int report_fd);
-/* The buffer's physical runs into the report: a BAR window (bar_paddr not 0) is one run of size
- * bytes there; host memory at vaddr is read from pagemap (probes/backing.h). 0, or -1 (logged). */
+/**
+ * map_report_measure() - Put the buffer's physical runs into the report.
+ * @bar_paddr: a BAR window's address (one run of @size bytes there); 0: host memory at @vaddr,
+ *             read from pagemap (probes/backing.h)
+ *
+ * Return: 0, or -1 (logged).
+ */
 int map_report_measure(struct map_report *r, const void *vaddr, uint64_t size, uint64_t bar_paddr);
-/* Writes the report so far when the recorder asked for it; 0, or -1 (logged). */
+/**
+ * map_report_update() - Write the report so far, when the recorder asked for it.
+ *
+ * Return: 0, or -1 (logged).
+ */
 int map_report_update(struct run_report *rep);
 
-/* --import-as: the kernel maps the buffer for the device, through the probe module. Returns the
- * exit status. */
+/**
+ * map_import_run() - map --import-as: the kernel maps the buffer for the device, through the
+ * probe module.
+ *
+ * Return: the exit status (enum it_exit).
+ */
 int map_import_run(struct map_opts *o, int report_fd);
 
 #endif

@@ -53,13 +53,22 @@ struct cli_command {
  */
 bool cli_parse(const struct cli_command *c, int argc, char **argv, void *ctx, int *status);
 
-/* Like getopt_long, with opterr off: returns the option, -1 after the last, or '?' once it has
- * logged why an option is bad (unknown, missing or unexpected argument); the caller then exits
- * with IT_EXIT_USAGE. optstring is getopt's, without a leading ':' (one is implied). */
+/**
+ * cli_getopt() - getopt_long with one-line errors.
+ * @optstring: getopt's, without a leading ':' (one is implied)
+ * @command: the subcommand, named in the errors
+ *
+ * Return: the option, -1 after the last, or '?' once it has logged why an option is bad
+ * (unknown, a missing or unexpected argument); the caller then exits with IT_EXIT_USAGE.
+ */
 int cli_getopt(int argc, char **argv, const char *optstring, const struct option *longopts,
 	       const char *command);
 
-/* "per-event", "aggregate" or "threshold" into *mode; 0, or -1 (logged, naming the three). */
+/**
+ * cli_parse_capture_mode() - Parse "per-event", "aggregate" or "threshold" into *@mode.
+ *
+ * Return: 0, or -1 (logged, naming the three).
+ */
 int cli_parse_capture_mode(const char *arg, enum capture_mode *mode);
 
 #endif

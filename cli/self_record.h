@@ -23,11 +23,20 @@ struct self_record {
 	int (*store)(sqlite3 *db, int64_t session_id, int report_fd);
 };
 
-/* The -o options of map and io: --replace and --append need -o, and exclude each other. 0, or
- * -1 (logged: the caller exits with IT_EXIT_USAGE). */
+/**
+ * self_record_check_options() - Check the -o options of map and io: --replace and --append need
+ * -o, and exclude each other.
+ *
+ * Return: 0, or -1 (logged: the caller exits with IT_EXIT_USAGE).
+ */
 int self_record_check_options(const char *db_path, bool replace, bool append);
-/* Runs the command (argv as the subcommand got it, argv[0] its name) under the recorder. Returns
- * the command's exit status when the recording went well, else the recorder's (enum it_exit). */
+/**
+ * self_record_run() - Run the command under the recorder.
+ * @argv: as the subcommand got it, argv[0] its name
+ *
+ * Return: the command's exit status when the recording went well, else the recorder's (enum
+ * it_exit).
+ */
 int self_record_run(int argc, char **argv, const struct self_record *r);
 
 #endif

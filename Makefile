@@ -58,7 +58,8 @@ deps:
 
 # The layers, one static library each, each using only those below it: common, then tracer,
 # analyzer and harness (probes, nvme, io) beside each other, then cli. tests/check-layers fails
-# the build when a library names a symbol of one that is not below it.
+# the build when a library names a symbol of one that is not below it, or a source includes its
+# headers.
 common_SRCS := $(wildcard common/*.c)
 tracer_SRCS := $(wildcard tracer/*.c)
 analyzer_SRCS := $(wildcard analyzer/*.c)
@@ -99,7 +100,7 @@ $(BUILD)/lib%.a: $$($$*_OBJS)
 	$(Q)rm -f $@
 	$(Q)$(AR) rcs $@ $^
 
-$(BUILD)/layers.ok: tests/check-layers $(LIBS)
+$(BUILD)/layers.ok: tests/check-layers $(LIBS) $(wildcard common/*.h tracer/*.h analyzer/*.h probes/*.h nvme/*.h io/*.h)
 	$(call msg,CHECK,layers)
 	$(Q)tests/check-layers $(BUILD)
 	$(Q)touch $@

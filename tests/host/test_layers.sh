@@ -1,8 +1,8 @@
 #!/bin/bash
 # The layers the build enforces (tests/check-layers, tests/layer-libs): the project's libraries
 # pass; a library that calls a function only a layer not below it defines fails the build with
-# one line naming both; a test links only the libraries of the layers it includes. Needs no
-# privilege.
+# one line naming both, and so does a source including such a layer's header; a test links only
+# the libraries of the layers it includes. Needs no privilege.
 set -u
 . "$(dirname "$0")/check.sh"
 build=$(realpath "$(dirname "${IOMMUTRACE:-build/iommutrace}")")
@@ -43,6 +43,25 @@ lib harness cli_fn
 tests/check-layers "$dir" 2>"$dir/err"
 check "the harness calling the cli: refused" \
 	"check-layers: harness calls up into cli (cli_fn):" "$(cut -d' ' -f1-7 "$dir/err")"
+lib harness common_fn
+
+# includes: a source of one layer naming a header of a layer not below it
+mkdir -p "$dir/src/common" "$dir/src/io" "$dir/src/analyzer"
+printf '#include "common/log.h"\n' >"$dir/src/analyzer/ok.c"
+printf '#include "common/log.h"\n' >"$dir/src/io/ok.c"
+tests/check-layers "$dir" "$dir/src" 2>"$dir/err"
+check "includes of the layer below: allowed" "0|" "$?|$(cat "$dir/err")"
+printf '#include "analyzer/views.h"\n' >"$dir/src/common/up.h"
+tests/check-layers "$dir" "$dir/src" 2>"$dir/err"
+check "a common header including the analyzer's: refused" 1 "$?"
+check "... in one line naming both" "check-layers: common includes analyzer's headers (common/up.h):" \
+	"$(cut -d' ' -f1-6 "$dir/err")"
+rm "$dir/src/common/up.h"
+printf '#include "cli/options.h"\n' >"$dir/src/io/up.c"
+tests/check-layers "$dir" "$dir/src" 2>"$dir/err"
+check "the harness (io/) including the cli's: refused" \
+	"check-layers: harness includes cli's headers (io/up.c):" "$(cut -d' ' -f1-6 "$dir/err")"
+rm "$dir/src/io/up.c"
 
 # which libraries a test links
 check "a common test links common only" "$build/libcommon.a" \

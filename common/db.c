@@ -147,7 +147,7 @@ sqlite3_stmt *itdb_prepare(sqlite3 *db, const char *sql)
 	sqlite3_stmt *st = NULL;
 
 	if (sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st, NULL) != SQLITE_OK) {
-		log_error("database: cannot prepare statement: %s", sqlite3_errmsg(db));
+		itdb_log_failure(db, "prepare a statement", sqlite3_errmsg(db));
 		return NULL;
 	}
 	return st;

@@ -84,8 +84,10 @@ int io_workers_run(struct io_worker *w, size_t n, io_workers_tick tick, void *ct
 	size_t started = 0;
 	int ret = 0;
 
-	if (n > IO_MAX_DEVICES)
+	if (n > IO_MAX_DEVICES) {
+		log_error("%zu devices: io drives at most %d at once", n, IO_MAX_DEVICES);
 		return -1;
+	}
 	for (; started < n; started++) {
 		int err;
 

@@ -29,7 +29,7 @@ int map_report_write(int fd, const struct map_report *r)
 	       child_report_write(fd, r, FIXED_SIZE, sizeof(magic)) ||
 	       child_report_write(fd, r->runs, r->nruns * sizeof(*r->runs), sizeof(magic) + FIXED_SIZE) ||
 	       child_report_write(fd, r->segs, r->nsegs * sizeof(*r->segs),
-				  sizeof(magic) + FIXED_SIZE + r->nruns * sizeof(*r->runs));
+				  sizeof(magic) + FIXED_SIZE + r->nruns * sizeof(*r->runs)) ? -1 : 0;
 }
 
 int map_report_read(int fd, struct map_report *r)

@@ -129,7 +129,8 @@ int vfio_type1_pgsizes(struct vfio_type1 *v, uint64_t *pgsize_bitmap)
 	errno = 0;
 	if (ioctl(v->container_fd, VFIO_IOMMU_GET_INFO, &info) ||
 	    !(info.flags & VFIO_IOMMU_INFO_PGSIZES)) {
-		log_error("VFIO_IOMMU_GET_INFO: %s", errno ? strerror(errno) : "no page sizes");
+		log_warn("VFIO_IOMMU_GET_INFO gave no page sizes (%s): the expected pages come from "
+			 "the recorded domain's, if any", errno ? strerror(errno) : "not in its answer");
 		return -1;
 	}
 	*pgsize_bitmap = info.iova_pgsizes;

@@ -41,6 +41,8 @@ int vfio_type1_device_fd(struct vfio_type1 *v, const char *bdf);
 /**
  * vfio_type1_pgsizes() - The page sizes the container's domains take (VFIO_IOMMU_GET_INFO
  * iova_pgsizes).
+ *
+ * Return: 0, or -1 with a warning: the caller goes on without them.
  */
 int vfio_type1_pgsizes(struct vfio_type1 *v, uint64_t *pgsize_bitmap);
 /**

@@ -385,8 +385,9 @@ int render_end(struct render *r)
 		json_end_object(&r->json);
 		rc = json_finish(&r->json);
 	} else if (fflush(r->f) || ferror(r->f)) {
-		log_error("writing the output failed");
 		rc = -1;
 	}
+	if (rc)
+		log_error("writing the output failed");
 	return r->failed ? -1 : rc;
 }

@@ -603,8 +603,10 @@ static int run_io(struct io_opts *o)
 		}
 	}
 	if (o->json) {
-		if (io_output_json(stdout, &out, rows, n))
+		if (io_output_json(stdout, &out, rows, n)) {
+			log_error("writing the JSON output failed");
 			goto cleanup;
+		}
 	} else if (n > 1) {
 		io_output_table(stdout, &out, rows, n);
 	}

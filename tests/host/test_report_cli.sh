@@ -105,4 +105,12 @@ check "old, incomplete: header" \
 check "old, incomplete: no churn" 1 "$(grep -c '^  no churn: the session has no duration' "$out")"
 check "old, incomplete: migrated" "$schema_version" "$(sqlite3 "$dir/old.db" "SELECT value FROM meta WHERE key = 'schema_version'")"
 
+# output that cannot be written (stdout closed): exit 1 and one line saying so, in each format
+for format in text json csv; do
+	"$bin" report --format "$format" "$db" >&- 2>"$err"
+	check "stdout closed, $format: exit" 1 $?
+	check "stdout closed, $format: one line" "iommutrace: error: writing the output failed" \
+		"$(cat "$err")"
+done
+
 check_summary "report cli"

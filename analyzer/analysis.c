@@ -32,8 +32,11 @@ static int pick_sessions(struct analysis *a, int64_t only)
 		a->sessions = more;
 		a->sessions[a->nsessions++] = sqlite3_column_int64(st, 0);
 	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
+	if (rc == SQLITE_ROW) {	/* out of memory, said */
+		sqlite3_finalize(st);
+		return -1;
+	}
+	if (itdb_finalize_read(st, rc, "reading the sessions"))
 		return -1;
 	if (!a->nsessions && only >= 0) {
 		log_error("%s has no session %lld: 'sqlite3 %s \"SELECT session_id, kind, command"

@@ -44,8 +44,7 @@ static int text_notes(struct render *r, sqlite3 *db)
 		render_note(r, "#%lld %s: %s", (long long)sqlite3_column_int64(st, 0),
 			    (const char *)sqlite3_column_text(st, 1),
 			    (const char *)sqlite3_column_text(st, 2));
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
+	if (itdb_finalize_read(st, rc, "reading the audit's fixes"))
 		return -1;
 	st = itdb_prepare(db, "SELECT IFNULL(SUM(pages IS NULL), 0),"
 			  " IFNULL(SUM(hw_source = 'iommu'), 0),"
@@ -70,8 +69,8 @@ static int text_notes(struct render *r, sqlite3 *db)
 		render_note(r, "%lld more groups, each with the largest page possible for its "
 			    "length: --json or --csv lists every group",
 			    (long long)sqlite3_column_int64(st, 4));
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 0 : -1;
+	return itdb_finalize_read(st, rc == SQLITE_ROW ? SQLITE_DONE : rc,
+				  "reading the audit's notes");
 }
 
 /* The session's rows of audit_align_view into GROUPS. */

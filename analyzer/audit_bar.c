@@ -159,8 +159,7 @@ static int text_notes(struct render *r, sqlite3 *db, const struct audit_bar_opts
 		if (sqlite3_column_type(st, 2) != SQLITE_NULL)
 			render_note(r, "   %s", (const char *)sqlite3_column_text(st, 2));
 	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
+	if (itdb_finalize_read(st, rc, "reading the audit's notes"))
 		return -1;
 	if (listed < rows)
 		render_note(r, "%ld more windows that aligning would not shrink, or whose pages were "
@@ -219,13 +218,14 @@ out:
 int audit_bar_device_known(sqlite3 *db, const char *bdf)
 {
 	sqlite3_stmt *st = itdb_prepare(db, "SELECT EXISTS (SELECT 1 FROM bars WHERE bdf = ?1)");
-	int known = -1;
+	int known = -1, rc;
 
 	if (!st)
 		return -1;
 	sqlite3_bind_text(st, 1, bdf, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW)
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
 		known = sqlite3_column_int(st, 0);
-	sqlite3_finalize(st);
-	return known;
+	return itdb_finalize_read(st, rc == SQLITE_ROW ? SQLITE_DONE : rc,
+				  "reading the recorded BARs") ? -1 : known;
 }

@@ -173,8 +173,7 @@ static int change_notes(struct render *r, sqlite3 *db, int64_t session_id,
 			    (long long)sqlite3_column_int64(st, 1), text_or(st, 2, "?"),
 			    (long long)sqlite3_column_int64(st, 3), text_or(st, 4, "?"),
 			    sqlite3_column_double(st, 5), sqlite3_column_double(st, 6));
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : -1;
+	return itdb_finalize_read(st, rc, "reading the runs at the throughput ceiling");
 }
 
 /* One note per failed check of a validity row (columns as in validity_sql). */

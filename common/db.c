@@ -153,6 +153,16 @@ sqlite3_stmt *itdb_prepare(sqlite3 *db, const char *sql)
 	return st;
 }
 
+int itdb_finalize_read(sqlite3_stmt *st, int rc, const char *context)
+{
+	sqlite3 *db = sqlite3_db_handle(st);
+
+	if (rc != SQLITE_DONE)
+		itdb_log_failure(db, context, sqlite3_errmsg(db));
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
 int itdb_bind_text(sqlite3_stmt *st, int idx, const char *s)
 {
 	if (!s || !*s)

@@ -122,6 +122,15 @@ void itdb_log_failure(sqlite3 *db, const char *context, const char *msg);
 sqlite3_stmt *itdb_prepare(sqlite3 *db, const char *sql);
 
 /**
+ * itdb_finalize_read() - Finalize a statement that was stepped through its rows, saying when it
+ * did not reach their end.
+ * @rc: what its last sqlite3_step returned
+ * @context: what was read, for the line
+ *
+ * Return: 0 when @rc is SQLITE_DONE, else -1 (logged through itdb_log_failure).
+ */
+int itdb_finalize_read(sqlite3_stmt *st, int rc, const char *context);
+/**
  * itdb_bind_text() - Bind @s as text, or NULL when @s is NULL or empty.
  *
  * Return: SQLite's result code.

@@ -218,6 +218,41 @@ static void full_disk_is_said_once_per_connection(void **state)
 	assert_int_equal(n, 2);
 }
 
+/* A read that fails on the way (a row SQLite cannot compute) is said in one line; one that reached
+ * its end is not. */
+static void failed_read_is_said(void **state)
+{
+	char said[1024] = "";
+	sqlite3_stmt *st;
+	sqlite3 *db;
+	int saved = dup(2), rc;
+	FILE *log = tmpfile();
+	size_t len;
+
+	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT 1 UNION ALL SELECT json('not json')", -1,
+					    &st, NULL), SQLITE_OK);
+	fflush(stderr);
+	dup2(fileno(log), 2);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		;
+	assert_int_equal(itdb_finalize_read(st, rc, "reading the test rows"), -1);
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT 1", -1, &st, NULL), SQLITE_OK);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		;
+	assert_int_equal(itdb_finalize_read(st, rc, "reading the other rows"), 0);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(log);
+	len = fread(said, 1, sizeof(said) - 1, log);
+	said[len] = '\0';
+	fclose(log);
+	sqlite3_close(db);
+	assert_string_equal(said, "iommutrace: error: database: reading the test rows: "
+			    "malformed JSON\n");
+}
+
 /* A trace that starts at 0 (a boot-time trace): its start is 0, not unknown. */
 static void zero_times_are_times(void **state)
 {
@@ -252,6 +287,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(full_disk_is_said_once_per_connection, setup,
 						teardown),
+		cmocka_unit_test(failed_read_is_said),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

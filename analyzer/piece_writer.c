@@ -124,14 +124,21 @@ static int flush(struct piece_writer *s)
 	return rc;
 }
 
-static bool has_pieces_table(sqlite3 *db)
+/* 1 or 0, or -1 when the question failed (logged) */
+static int has_pieces_table(sqlite3 *db)
 {
 	sqlite3_stmt *st = itdb_prepare(db, "SELECT 1 FROM sqlite_master WHERE type = 'table'"
 				       " AND name = 'map_pieces'");
-	bool has = st && sqlite3_step(st) == SQLITE_ROW;
+	int rc;
 
-	sqlite3_finalize(st);
-	return has;
+	if (!st)
+		return -1;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return 1;
+	}
+	return itdb_finalize_read(st, rc, "computing map lifetimes") ? -1 : 0;
 }
 
 struct piece_writer *piece_writer_begin(sqlite3 *db, int64_t session_id)
@@ -145,8 +152,11 @@ struct piece_writer *piece_writer_begin(sqlite3 *db, int64_t session_id)
 	}
 	w->db = db;
 	w->sid = session_id;
-	if (!has_pieces_table(db)) {
+	switch (has_pieces_table(db)) {
+	case 0:
 		log_error("computing map lifetimes: the database lacks map_pieces (schema 7)");
+		/* fall through */
+	case -1:
 		goto fail;
 	}
 	if (itdb_exec(db, piece_indexes[1].sql, "computing map lifetimes") ||

@@ -140,7 +140,8 @@ static int read_input(const char *path, enum import_format format, const struct 
 
 	if (format == FORMAT_DAT) {
 		if (import_tracedat(path, sink, st, info, err, sizeof(err))) {
-			log_error("%s", err);
+			if (err[0])
+				log_error("%s", err);
 			return -1;
 		}
 		return 0;

@@ -197,7 +197,7 @@ static int read_tracedat(const char *path, const struct ftrace_sink *sink, struc
 		goto cleanup;
 	}
 	if (s.failed) {
-		snprintf(err, errlen, "%s: import stopped: the database refused a record", path);
+		err[0] = '\0';	/* the sink said why */
 		goto cleanup;
 	}
 	ret = 0;

@@ -30,7 +30,7 @@ struct tracedat_info {
  * Return: 0, or -1 with one line in @err: the file cannot be opened, is not a trace.dat, is
  * truncated or corrupt (also when libtracecmd crashes or loops on it: a forked child reads it
  * first, and is stopped after 10 s without a record; nothing reaches @sink before that child read
- * it to its end), or the sink refused a record.
+ * it to its end); or -1 with @err empty when the sink refused a record (the sink says why).
  */
 int import_tracedat(const char *path, const struct ftrace_sink *sink, struct ftrace_stats *st,
 		    struct tracedat_info *info, char *err, size_t errlen);

@@ -419,13 +419,13 @@ static int percpu_counts(struct bpf_map *map,
 	int ret = 0;
 
 	if (ncpus <= 0)
-		return -1;
+		return ncpus ? ncpus : -EINVAL;
 	values = calloc(ncpus, sizeof(*values));
 	if (!values)
-		return -1;
+		return -ENOMEM;
 	for (__u32 kind = 0; kind < IT_EV_KIND_MAX && !ret; kind++) {
 		if (bpf_map_lookup_elem(fd, &kind, values)) {
-			ret = -1;
+			ret = -errno;
 			break;
 		}
 		for (int cpu = 0; cpu < ncpus && !ret; cpu++)

@@ -104,7 +104,7 @@ int bpf_capture_held_calls(struct bpf_capture *c, int cpu, uint64_t *held);
  * bpf_capture_losses() - Call @fn for each (cpu, event kind) whose records were lost because the
  * ring buffer was full.
  *
- * Return: 0, -1 when the counts cannot be read, or @fn's non-zero return.
+ * Return: 0, a negative errno when the counts cannot be read, or @fn's non-zero return.
  */
 int bpf_capture_losses(struct bpf_capture *c,
 		       int (*fn)(uint32_t cpu, uint32_t kind, uint64_t lost, void *ctx), void *ctx);

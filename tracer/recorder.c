@@ -138,8 +138,9 @@ static int on_bpf_loss(uint32_t cpu, uint32_t kind, uint64_t lost, void *ctx)
 	struct loop_state *st = ctx;
 
 	st->lost += lost;
-	return event_writer_add_loss(st->writer, cpu, it_event_kind_name(kind), lost,
-				     "ringbuf-full");
+	if (event_writer_add_loss(st->writer, cpu, it_event_kind_name(kind), lost, "ringbuf-full"))
+		st->failed = 1;	/* said */
+	return st->failed ? -1 : 0;
 }
 
 static int on_aggregate_loss(uint32_t cpu, uint32_t kind, uint64_t lost, void *ctx)
@@ -147,8 +148,10 @@ static int on_aggregate_loss(uint32_t cpu, uint32_t kind, uint64_t lost, void *c
 	struct loop_state *st = ctx;
 
 	st->aggregate_lost += lost;
-	return event_writer_add_loss(st->writer, cpu, it_event_kind_name(kind), lost,
-				     "aggregates-full");
+	if (event_writer_add_loss(st->writer, cpu, it_event_kind_name(kind), lost,
+				  "aggregates-full"))
+		st->failed = 1;	/* said */
+	return st->failed ? -1 : 0;
 }
 
 /* Stores what the aggregates grew by since the last flush; 0 or -1 (logged). */
@@ -184,16 +187,22 @@ static int drain_capture(struct capture *c, struct loop_state *st)
 				 "could not be loaded here)", (unsigned long long)uncounted);
 		while ((n = bpf_capture_poll(c->bpf, 0, on_event, st)) > 0)
 			;
+		if (n < 0 && !st->failed)
+			log_error("reading the capture failed: %s", strerror(-n));
 		if (n < 0 || st->failed || flush_aggregates(st))
 			return -1;
-		if (st->aggregates &&
-		    bpf_capture_aggregate_losses(c->bpf, on_aggregate_loss, st))
-			return -1;
-		return bpf_capture_losses(c->bpf, on_bpf_loss, st);
+		n = st->aggregates ? bpf_capture_aggregate_losses(c->bpf, on_aggregate_loss, st) : 0;
+		if (!n)
+			n = bpf_capture_losses(c->bpf, on_bpf_loss, st);
+		if (n && !st->failed)
+			log_error("reading the capture's loss counters failed: %s", strerror(-n));
+		return n ? -1 : 0;
 	}
 	tracefs_capture_disable(c->tfs);
 	while ((n = tracefs_capture_poll(c->tfs, 0, on_event, st)) > 0)
 		;
+	if (n < 0 && !st->failed)
+		log_error("reading the capture failed: %s", strerror(-n));
 	if (n < 0 || st->failed)
 		return -1;
 	return tracefs_capture_losses(c->tfs, on_tracefs_loss, st);

@@ -69,13 +69,13 @@ static const char *on(const char *driver, char *buf, size_t len)
 static void put_back(struct restore_run *r, const struct binding_journal_entry *e)
 {
 	struct device_binding b = { .bound = true };
-	char was[SYSFS_NAME_MAX + 1], to_on[SYSFS_NAME_MAX + 4], was_on[SYSFS_NAME_MAX + 4];
+	char was[SYSFS_NAME_MAX + 1], to_on[SYSFS_NAME_MAX + 4], was_on[SYSFS_NAME_MAX + 4], why[512];
 	const char *to = on(e->orig_driver, to_on, sizeof(to_on));
 
 	snprintf(b.bdf, sizeof(b.bdf), "%s", e->bdf);
 	snprintf(b.orig_driver, sizeof(b.orig_driver), "%s", e->orig_driver);
 	snprintf(b.orig_override, sizeof(b.orig_override), "%s", e->orig_override);
-	switch (device_put_back(&b, r->dry_run, was)) {
+	switch (device_put_back(&b, r->dry_run, was, why, sizeof(why))) {
 	case DEVICE_PUT_BACK_DONE:
 		if (!strcmp(was, e->orig_driver))
 			say("%s: %s already; %s\n", e->bdf, to, r->dry_run ?
@@ -93,7 +93,7 @@ static void put_back(struct restore_run *r, const struct binding_journal_entry *
 		    r->dry_run ? "would drop its entry" : "entry dropped");
 		break;
 	case DEVICE_PUT_BACK_FAILED:
-		log_error("%s: not put back %s; its entry stays for another try", e->bdf, to);
+		log_error("%s: not put back %s: %s; its entry stays for another try", e->bdf, to, why);
 		r->failed++;
 		break;
 	}

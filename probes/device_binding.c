@@ -1,6 +1,7 @@
 /* Binding to vfio-pci or uio_pci_generic through sysfs and restoring the original driver (see
  * device_binding.h). */
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -16,12 +17,28 @@
 
 #define VFIO_PCI "vfio-pci"
 
-static int write_sysfs(const char *path, const char *value)
+/* A failure: said in one line, or, with why, kept there (the first only) for the caller's line */
+static void fail(char *why, size_t whylen, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (!why)
+		log_error("%s", line);
+	else if (!why[0])
+		snprintf(why, whylen, "%s", line);
+}
+
+static int write_sysfs(const char *path, const char *value, char *why, size_t whylen)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC), rc = 0;
 
 	if (fd < 0 || write(fd, value, strlen(value)) < 0) {
-		log_error("writing '%s' to %s: %s", value, path, strerror(errno));
+		fail(why, whylen, "writing '%s' to %s: %s", value[0] == '\n' ? "\\n" : value, path,
+		     strerror(errno));
 		rc = -1;
 	}
 	if (fd >= 0)
@@ -29,13 +46,14 @@ static int write_sysfs(const char *path, const char *value)
 	return rc;
 }
 
-/* ROOT/sys/bus/pci/devices/BDF followed by file ("" or "/driver", ...); -1 (logged) when the
- * root makes it too long */
-static int device_path(const struct device_binding *b, const char *file, char path[PATH_MAX])
+/* ROOT/sys/bus/pci/devices/BDF followed by file ("" or "/driver", ...); -1 (said, as fail()
+ * says) when the root makes it too long */
+static int device_path(const struct device_binding *b, const char *file, char path[PATH_MAX],
+		       char *why, size_t whylen)
 {
 	if (!sysfs_path(path, PATH_MAX, b->sysfs_root, "/sys/bus/pci/devices/%s%s", b->bdf, file))
 		return 0;
-	log_error("%s: its sysfs path under %s is too long", b->bdf, b->sysfs_root);
+	fail(why, whylen, "%s: its sysfs path under %s is too long", b->bdf, b->sysfs_root);
 	return -1;
 }
 
@@ -43,7 +61,7 @@ static void current_driver(const struct device_binding *b, char *out, size_t len
 {
 	char path[PATH_MAX];
 
-	if (device_path(b, "/driver", path) || sysfs_link_name(path, out, len))
+	if (device_path(b, "/driver", path, NULL, 0) || sysfs_link_name(path, out, len))
 		out[0] = '\0';
 }
 
@@ -52,22 +70,22 @@ static void current_override(const struct device_binding *b, char *out, size_t l
 {
 	char path[PATH_MAX];
 
-	if (device_path(b, "/driver_override", path) || sysfs_read_text(path, out, len) ||
+	if (device_path(b, "/driver_override", path, NULL, 0) || sysfs_read_text(path, out, len) ||
 	    !strcmp(out, "(null)"))
 		out[0] = '\0';
 }
 
 /* Asks the kernel to probe the device again: it takes the driver driver_override names, or, with
  * none, the one that matches it. */
-static int drivers_probe(const struct device_binding *b)
+static int drivers_probe(const struct device_binding *b, char *why, size_t whylen)
 {
 	char path[PATH_MAX];
 
 	if (sysfs_path(path, sizeof(path), b->sysfs_root, "/sys/bus/pci/drivers_probe")) {
-		log_error("%s: sysfs paths under %s are too long", b->bdf, b->sysfs_root);
+		fail(why, whylen, "%s: sysfs paths under %s are too long", b->bdf, b->sysfs_root);
 		return -1;
 	}
-	return write_sysfs(path, b->bdf);
+	return write_sysfs(path, b->bdf, why, whylen);
 }
 
 struct uses {
@@ -135,11 +153,12 @@ static bool device_in_use(const struct device_binding *b, bool force)
 	return true;
 }
 
-static int unbind(const struct device_binding *b)
+static int unbind(const struct device_binding *b, char *why, size_t whylen)
 {
 	char path[PATH_MAX];
 
-	return device_path(b, "/driver/unbind", path) || write_sysfs(path, b->bdf) ? -1 : 0;
+	return device_path(b, "/driver/unbind", path, why, whylen) ||
+	       write_sysfs(path, b->bdf, why, whylen) ? -1 : 0;
 }
 
 /* An entry already there: a device that another iommutrace holds, or one that an iommutrace took
@@ -205,7 +224,7 @@ int device_bind(struct device_binding *b, const char *root, const char *bdf,
 	memset(b, 0, sizeof(*b));
 	b->sysfs_root = root;
 	snprintf(b->bdf, sizeof(b->bdf), "%s", bdf);
-	if (device_path(b, "", path))
+	if (device_path(b, "", path, NULL, 0))
 		return -1;
 	if (stat(path, &st)) {
 		log_error("no PCI device %s (%s: %s)", bdf, path, strerror(errno));
@@ -217,7 +236,7 @@ int device_bind(struct device_binding *b, const char *root, const char *bdf,
 	if (!strcmp(b->orig_driver, driver_name))
 		return 0;
 	/* checked before the device leaves its driver: without them the new one cannot take it */
-	if (device_path(b, "/iommu_group", path))
+	if (device_path(b, "/iommu_group", path, NULL, 0))
 		return -1;
 	if (!strcmp(driver_name, VFIO_PCI) && lstat(path, &st)) {
 		log_error("%s has no IOMMU group: the IOMMU is off or absent (boot with intel_iommu=on "
@@ -232,10 +251,11 @@ int device_bind(struct device_binding *b, const char *root, const char *bdf,
 	if (device_in_use(b, force))
 		return -1;
 	current_override(b, b->orig_override, sizeof(b->orig_override));
-	if (device_path(b, "/driver_override", path) || journal_binding(b, driver_name))
+	if (device_path(b, "/driver_override", path, NULL, 0) || journal_binding(b, driver_name))
 		return -1;
 	b->bound = true;
-	if (write_sysfs(path, driver_name) || (b->orig_driver[0] && unbind(b)) || drivers_probe(b))
+	if (write_sysfs(path, driver_name, NULL, 0) || (b->orig_driver[0] && unbind(b, NULL, 0)) ||
+	    drivers_probe(b, NULL, 0))
 		return -1;
 	current_driver(b, driver, sizeof(driver));
 	if (strcmp(driver, driver_name)) {
@@ -263,7 +283,7 @@ static enum device_put_back forget(const char *bdf, bool dry_run, enum device_pu
 }
 
 enum device_put_back device_put_back(const struct device_binding *b, bool dry_run,
-				     char was[SYSFS_NAME_MAX + 1])
+				     char was[SYSFS_NAME_MAX + 1], char *why, size_t whylen)
 {
 	char path[PATH_MAX], override[SYSFS_NAME_MAX + 1], driver[SYSFS_NAME_MAX + 1];
 	bool off_driver;
@@ -271,7 +291,8 @@ enum device_put_back device_put_back(const struct device_binding *b, bool dry_ru
 	int rc = 0;
 
 	was[0] = '\0';
-	if (device_path(b, "", path))
+	why[0] = '\0';
+	if (device_path(b, "", path, why, whylen))
 		return DEVICE_PUT_BACK_FAILED;
 	if (stat(path, &st) && errno == ENOENT)
 		return forget(b->bdf, dry_run, DEVICE_PUT_BACK_GONE);
@@ -283,19 +304,18 @@ enum device_put_back device_put_back(const struct device_binding *b, bool dry_ru
 		return forget(b->bdf, dry_run, DEVICE_PUT_BACK_ALREADY);
 	if (dry_run)
 		return DEVICE_PUT_BACK_DONE;
-	if (off_driver && was[0] && unbind(b))
+	if (off_driver && was[0] && unbind(b, why, whylen))
 		rc = -1;
 	/* a lone newline clears driver_override */
-	if (device_path(b, "/driver_override", path) ||
-	    write_sysfs(path, b->orig_override[0] ? b->orig_override : "\n"))
+	if (device_path(b, "/driver_override", path, why, whylen) ||
+	    write_sysfs(path, b->orig_override[0] ? b->orig_override : "\n", why, whylen))
 		rc = -1;
 	if (off_driver && b->orig_driver[0] && !rc) {
-		if (drivers_probe(b))
+		if (drivers_probe(b, why, whylen))
 			rc = -1;
 		current_driver(b, driver, sizeof(driver));
 		if (!rc && strcmp(driver, b->orig_driver)) {
-			log_error("%s: back on '%s', not on its original driver %s", b->bdf, driver,
-				  b->orig_driver);
+			fail(why, whylen, "it is on '%s' after the reprobe", driver);
 			rc = -1;
 		}
 	}
@@ -304,17 +324,20 @@ enum device_put_back device_put_back(const struct device_binding *b, bool dry_ru
 
 int device_restore(struct device_binding *b)
 {
-	char was[SYSFS_NAME_MAX + 1];
+	char was[SYSFS_NAME_MAX + 1], why[512];
 	enum device_put_back result;
 
 	if (!b->bound)
 		return 0;
 	b->bound = false;
-	result = device_put_back(b, false, was);
+	result = device_put_back(b, false, was, why, sizeof(why));
 	if (result == DEVICE_PUT_BACK_GONE)
 		log_info("%s was removed from the system while in use; no binding is left to restore",
 			 b->bdf);
-	else if (result != DEVICE_PUT_BACK_FAILED)
+	else if (result == DEVICE_PUT_BACK_FAILED)
+		log_error("%s: not put back on %s: %s; 'iommutrace restore' tries again", b->bdf,
+			  b->orig_driver[0] ? b->orig_driver : "no driver", why);
+	else
 		log_debug("%s: restored to %s", b->bdf,
 			  b->orig_driver[0] ? b->orig_driver : "no driver");
 	return result == DEVICE_PUT_BACK_FAILED ? -1 : 0;

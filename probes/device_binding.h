@@ -47,7 +47,7 @@ int device_restore(struct device_binding *b);
 
 /* What device_put_back found, and did unless asked for a dry run. */
 enum device_put_back {
-	DEVICE_PUT_BACK_FAILED = -1,	/* said in one line; the journal entry stays */
+	DEVICE_PUT_BACK_FAILED = -1,	/* why in @why; the journal entry stays */
 	DEVICE_PUT_BACK_DONE,		/* back on its original driver and driver_override */
 	DEVICE_PUT_BACK_ALREADY,	/* it was: nothing written */
 	DEVICE_PUT_BACK_GONE,		/* no longer in the system: nothing to put back */
@@ -59,11 +59,13 @@ enum device_put_back {
  * b->sysfs_root.
  * @dry_run: only find out what it would do
  * @was: the driver it was on, "" for none
+ * @why: where it says, in a few words, the first thing that failed (nothing is logged: its
+ *       caller says the one line)
  *
  * Its binding journal entry is removed once nothing is left to put back. device_restore() for a
  * binding of this process; `iommutrace restore` for one from the journal.
  */
 enum device_put_back device_put_back(const struct device_binding *b, bool dry_run,
-				     char was[SYSFS_NAME_MAX + 1]);
+				     char was[SYSFS_NAME_MAX + 1], char *why, size_t whylen);
 
 #endif

@@ -21,18 +21,25 @@ void aggregate_notes(struct render *r, sqlite3 *db, int64_t sid)
 	sqlite3_stmt *st = itdb_prepare(db, "SELECT mode, threshold_bytes, " SIZE_TEXT("threshold_bytes")
 					" FROM capture_settings WHERE session_id = ?1");
 	const char *mode;
+	int rc;
 
 	if (!st) {
 		r->failed = true;
 		return;
 	}
 	sqlite3_bind_int64(st, 1, sid);
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		render_note(r, "capture mode: every call recorded (an import, a tracefs capture, or "
-			    "a file from before capture modes)");
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		if (rc == SQLITE_DONE)
+			render_note(r, "capture mode: every call recorded (an import, a tracefs "
+				    "capture, or a file from before capture modes)");
+		else
+			itdb_log_failure(db, "reading the capture settings", sqlite3_errmsg(db));
+		r->failed |= rc != SQLITE_DONE;
 		goto cleanup;
 	}
-	mode = (const char *)sqlite3_column_text(st, 0);
+	/* a crafted file's column may hold NULL */
+	mode = sqlite3_column_text(st, 0) ? (const char *)sqlite3_column_text(st, 0) : "unknown";
 	if (!strcmp(mode, "threshold"))
 		render_note(r, "capture mode threshold: maps and unmaps under %s, their driver "
 			    "pages and IOTLB invalidations were aggregated (counted here), not "

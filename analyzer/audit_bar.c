@@ -172,17 +172,25 @@ static void note_empty(struct render *r, sqlite3 *db, int64_t session_id,
 		       const struct audit_bar_opts *o)
 {
 	sqlite3_stmt *st = itdb_prepare(db, "SELECT COUNT(*) FROM bars WHERE session_id = ?1");
+	int rc;
 
-	if (!st)
+	if (!st) {
+		r->failed = true;
 		return;
+	}
 	sqlite3_bind_int64(st, 1, session_id);
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) == 0)
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		itdb_log_failure(db, "counting the recorded BARs", sqlite3_errmsg(db));
+		r->failed = true;
+	} else if (sqlite3_column_int64(st, 0) == 0) {
 		render_note(r, "no PCI BARs recorded in this session (an import has none; "
 			    "'iommutrace record' reads them)");
-	else if (o->device[0])
+	} else if (o->device[0]) {
 		render_note(r, "no mapping into a BAR of %s in this session", o->device);
-	else
+	} else {
 		render_note(r, "no mapping into a PCI BAR in this session");
+	}
 	sqlite3_finalize(st);
 }
 

@@ -58,19 +58,21 @@ static void format_seconds(double s, char *buf, size_t len)
 /* The session's one-line summary: "session 3: record (bpf) 'COMMAND' on RELEASE: 12.3 s, 4567
  * events, none lost". */
 /* ", small calls counted: under 2 MiB" for a session that counted calls (capture_settings),
- * "" for one that recorded every call */
-static void capture_mode(sqlite3 *db, int64_t sid, char *buf, size_t len)
+ * "" for one that recorded every call; 0, or -1 when it cannot be read (logged) */
+static int capture_mode(sqlite3 *db, int64_t sid, char *buf, size_t len)
 {
 	sqlite3_stmt *st = itdb_prepare(db, "SELECT mode, threshold_bytes FROM capture_settings"
 					    " WHERE session_id = ?1");
 	const char *mode;
 	char size[HUMAN_SIZE_LEN];
+	int rc;
 
 	buf[0] = '\0';
 	if (!st)
-		return;
+		return -1;
 	sqlite3_bind_int64(st, 1, sid);
-	if (sqlite3_step(st) == SQLITE_ROW && (mode = (const char *)sqlite3_column_text(st, 0))) {
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && (mode = (const char *)sqlite3_column_text(st, 0))) {
 		if (!strcmp(mode, "threshold")) {
 			human_size((uint64_t)sqlite3_column_int64(st, 1), size);
 			snprintf(buf, len, ", calls under %s counted, not recorded", size);
@@ -78,7 +80,11 @@ static void capture_mode(sqlite3 *db, int64_t sid, char *buf, size_t len)
 			snprintf(buf, len, ", every call counted, none recorded");
 		}
 	}
-	sqlite3_finalize(st);
+	if (rc == SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return 0;
+	}
+	return itdb_finalize_read(st, rc, "reading the capture settings");
 }
 
 static int session_title(sqlite3 *db, int64_t sid, char *buf, size_t len)
@@ -92,9 +98,8 @@ static int session_title(sqlite3 *db, int64_t sid, char *buf, size_t len)
 	size_t used;
 	int rc = -1;
 
-	if (!st)
-		return -1;
-	capture_mode(db, sid, mode, sizeof(mode));
+	if (!st || capture_mode(db, sid, mode, sizeof(mode)))
+		goto cleanup;
 	sqlite3_bind_int64(st, 1, sid);
 	if (sqlite3_step(st) != SQLITE_ROW) {
 		log_error("reading session %" PRId64 ": %s", sid, sqlite3_errmsg(db));
@@ -199,6 +204,7 @@ static void live_notes(struct render *r, sqlite3 *db, int64_t sid)
 {
 	sqlite3_stmt *st;
 	char duration[32];
+	int rc;
 
 	if (rows_where(r, db, "domain IS NOT 'all'") > 0)
 		render_note(r, "live bytes from map_pieces: each map's lifetime, split where part "
@@ -212,7 +218,11 @@ static void live_notes(struct render *r, sqlite3 *db, int64_t sid)
 		return;
 	}
 	sqlite3_bind_int64(st, 1, sid);
-	if (sqlite3_step(st) != SQLITE_ROW || sqlite3_column_type(st, 0) == SQLITE_NULL) {
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		itdb_log_failure(db, "reading the session's duration", sqlite3_errmsg(db));
+		r->failed = true;
+	} else if (rc != SQLITE_ROW || sqlite3_column_type(st, 0) == SQLITE_NULL) {
 		render_note(r, "no churn: the session has no duration (incomplete, or an import "
 			    "without events)");
 	} else if (sqlite3_column_double(st, 0) <= 0) {

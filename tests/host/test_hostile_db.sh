@@ -61,4 +61,14 @@ check "import -v: the line quoted" 1 "$(grep -c 'malformed line: bad line' "$err
 check "import -v: no control character in its messages" 0 "$(LC_ALL=C grep -c '[[:cntrl:]]' "$err")"
 check "import -v: no C1 control" 0 "$(LC_ALL=C grep -c $'\xc2[\x80-\x9f]' "$err")"
 
+# a capture_settings row whose mode is NULL (the column's NOT NULL dropped): a note, no crash
+cp "$db" "$dir/nullmode.db"
+sqlite3 "$dir/nullmode.db" "DROP TABLE capture_settings; CREATE TABLE capture_settings(
+	session_id INTEGER PRIMARY KEY, mode TEXT, threshold_bytes INTEGER,
+	flush_interval_ns INTEGER, aggregate_entries INTEGER);
+	INSERT INTO capture_settings(session_id) VALUES (1)"
+"$bin" report "$dir/nullmode.db" >"$out" 2>"$err"
+check "NULL capture mode: exit" 0 $?
+check "NULL capture mode: said as unknown" 1 "$(grep -c '^  capture mode unknown: ' "$out")"
+
 check_summary "hostile databases" || exit 1

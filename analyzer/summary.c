@@ -1,10 +1,11 @@
 /* Per-session summaries of maps and unmaps (see summary.h): counters per domain, a call-size
- * class table per domain, page sizes per domain and source, and a hash table of map groups,
- * written as rows when the sweep ends. */
+ * class table per domain, page sizes per domain and source, and a hash table (common/hash_table.h)
+ * of map groups, written as rows when the sweep ends. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "common/db.h"
+#include "common/hash_table.h"
 #include "common/log.h"
 #include "analyzer/summary.h"
 
@@ -25,7 +26,6 @@ struct group_key {
 struct group {
 	struct group_key key;
 	int64_t maps, first_map_id, iova, paddr;
-	bool used;
 };
 
 struct dom {
@@ -59,8 +59,7 @@ struct summary {
 	size_t npages;
 	char **strs;		/* interned texts: sources, page mixes */
 	size_t nstrs;
-	struct group *groups;	/* open addressing, ngroups below half of cap */
-	size_t ngroups, group_cap;
+	struct hash_table groups;	/* struct group by its key */
 	struct bar_range *bars;
 	size_t nbars;
 };
@@ -100,6 +99,12 @@ struct summary *summary_begin(sqlite3 *db, int64_t sid)
 		return NULL;
 	}
 	s->sid = sid;
+	if (hash_table_init(&s->groups, sizeof(struct group), sizeof(struct group_key), NULL,
+			    HASH_TABLE_MAX_ENTRIES, 512)) {
+		log_error("summarizing the session: out of memory");
+		summary_free(s);
+		return NULL;
+	}
 	if (load_bars(db, s)) {
 		summary_free(s);
 		return NULL;
@@ -118,7 +123,7 @@ void summary_free(struct summary *s)
 	free(s->doms);
 	free(s->pages);
 	free(s->strs);
-	free(s->groups);
+	hash_table_free(&s->groups);
 	free(s->bars);
 	free(s);
 }
@@ -201,64 +206,23 @@ static bool in_a_bar(const struct summary *s, int64_t paddr)
 	return false;
 }
 
-static uint64_t key_hash(const struct group_key *k)
-{
-	const unsigned char *b = (const unsigned char *)k;
-	uint64_t h = 14695981039346656037ull;
-
-	for (size_t i = 0; i < sizeof(*k); i++)
-		h = (h ^ b[i]) * 1099511628211ull;
-	return h;
-}
-
-static int groups_grow(struct summary *s)
-{
-	size_t cap = s->group_cap ? s->group_cap * 2 : 1024;
-	struct group *g = calloc(cap, sizeof(*g));
-
-	if (!g)
-		return -1;
-	for (size_t i = 0; i < s->group_cap; i++) {
-		size_t j;
-
-		if (!s->groups[i].used)
-			continue;
-		j = key_hash(&s->groups[i].key) & (cap - 1);
-		while (g[j].used)
-			j = (j + 1) & (cap - 1);
-		g[j] = s->groups[i];
-	}
-	free(s->groups);
-	s->groups = g;
-	s->group_cap = cap;
-	return 0;
-}
-
 static int add_to_group(struct summary *s, const struct group_key *k, int64_t map_id,
 			int64_t iova, int64_t paddr)
 {
-	size_t j;
+	struct group *g;
 
-	if (2 * (s->ngroups + 1) > s->group_cap && groups_grow(s))
-		return -1;
-	for (j = key_hash(k) & (s->group_cap - 1); s->groups[j].used;
-	     j = (j + 1) & (s->group_cap - 1)) {
-		struct group *g = &s->groups[j];
-
-		if (memcmp(&g->key, k, sizeof(*k)))
-			continue;
-		g->maps++;
-		if (map_id < g->first_map_id) {
+	switch (hash_table_insert(&s->groups, hash_table_hash_bytes(k, sizeof(*k)), k, (void **)&g)) {
+	case HASH_TABLE_ADDED:	/* its key copied as bytes, the rest zeroed */
+	case HASH_TABLE_FOUND:
+		if (!g->maps++ || map_id < g->first_map_id) {
 			g->first_map_id = map_id;
 			g->iova = iova;
 			g->paddr = paddr;
 		}
 		return 0;
+	default:
+		return -1;
 	}
-	s->groups[j] = (struct group){ .key = *k, .maps = 1, .first_map_id = map_id,
-				       .iova = iova, .paddr = paddr, .used = true };
-	s->ngroups++;
-	return 0;
 }
 
 /* The map's pages as audit align groups them: their total, largest size and source, and, where
@@ -507,11 +471,10 @@ static int write_pages(sqlite3_stmt *st, const struct summary *s)
 
 static int write_groups(sqlite3_stmt *st, const struct summary *s)
 {
-	for (size_t i = 0; i < s->group_cap; i++) {
-		const struct group *g = &s->groups[i];
+	const struct group *g;
+	size_t pos = 0;
 
-		if (!g->used)
-			continue;
+	while ((g = hash_table_next(&s->groups, &pos))) {
 		sqlite3_bind_int64(st, 1, s->sid);
 		bind_domain(st, 2, g->key.known, g->key.domain);
 		sqlite3_bind_int64(st, 3, g->key.size);

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "common/child_report.h"
 #include "common/db.h"
+#include "common/db_block_insert.h"
 #include "common/log.h"
 #include "io/io_report.h"
 
@@ -142,99 +143,101 @@ static int insert_run(sqlite3 *db, int64_t sid, const struct io_report_run *run)
 	return rc;
 }
 
+static const struct db_block_table device_table = {
+	"INSERT INTO io_devices(session_id, device_index, device, model, serial, block_size, blocks,"
+	" iova, numa_node, cpu, iommu, bar_offset_bytes)", 11, false, "storing an io device" };
+
+static const struct db_block_table point_table = {
+	"INSERT INTO io_points(session_id, point, qd, repeat_index, start_mono_ns, end_mono_ns,"
+	" elapsed_ns, completed, failed, verify_errors, bytes, iops, bandwidth_bytes_per_s, mean_ns,"
+	" p50_ns, p90_ns, p99_ns, p999_ns, max_ns, device_index)", 19, false,
+	"storing an io point" };
+
+static const struct db_block_table bucket_table = {
+	"INSERT INTO io_latency_buckets(session_id, point, lo_ns, hi_ns, count)", 4, false,
+	"storing a latency bucket" };
+
 static int insert_devices(sqlite3 *db, int64_t sid, const struct io_report_run *run)
 {
-	sqlite3_stmt *st = itdb_prepare(db,
-		"INSERT INTO io_devices(session_id, device_index, device, model, serial, block_size,"
-		" blocks, iova, numa_node, cpu, iommu, bar_offset_bytes) VALUES (?1, ?2, ?3, ?4, ?5, ?6,"
-		" ?7, ?8, ?9, ?10, ?11, ?12)");
+	struct db_block *b = db_block_new(db, &device_table, sid);
+	bool bar = !strcmp(run->buffer_kind, "bar");
 	int rc = 0;
 
-	if (!st)
+	if (!b)
 		return -1;
 	for (uint32_t i = 0; i < run->ndevices && !rc; i++) {
 		const struct io_report_device *d = &run->devices[i];
+		struct db_cell *c = db_block_row(b);
 
-		sqlite3_bind_int64(st, 1, sid);
-		sqlite3_bind_int64(st, 2, i);
-		itdb_bind_text(st, 3, d->device);
-		itdb_bind_text(st, 4, d->model);
-		itdb_bind_text(st, 5, d->serial);
-		if (d->block_size) {
-			sqlite3_bind_int64(st, 6, d->block_size);
-			sqlite3_bind_int64(st, 7, (int64_t)d->blocks);
-		}
-		if (d->iova)
-			sqlite3_bind_int64(st, 8, (int64_t)d->iova);
-		if (d->numa_node >= 0)
-			sqlite3_bind_int64(st, 9, d->numa_node);
-		if (d->cpu >= 0)
-			sqlite3_bind_int64(st, 10, d->cpu);
-		itdb_bind_text(st, 11, d->iommu);
-		if (!strcmp(run->buffer_kind, "bar"))
-			sqlite3_bind_int64(st, 12, (int64_t)d->bar_offset);
-		rc = itdb_step_done(st, "storing an io device");
+		db_cell_int(&c[0], i);
+		db_cell_text(&c[1], d->device);
+		db_cell_text(&c[2], d->model);
+		db_cell_text(&c[3], d->serial);
+		db_cell_nonzero(&c[4], d->block_size);
+		db_cell_int_if(&c[5], d->block_size, (int64_t)d->blocks);
+		db_cell_nonzero(&c[6], d->iova);
+		db_cell_int_if(&c[7], d->numa_node >= 0, d->numa_node);
+		db_cell_int_if(&c[8], d->cpu >= 0, d->cpu);
+		db_cell_text(&c[9], d->iommu);
+		db_cell_int_if(&c[10], bar, (int64_t)d->bar_offset);
+		rc = db_block_row_done(b);
 	}
-	sqlite3_finalize(st);
-	return rc;
+	return db_block_end(b, rc);
 }
 
-static int insert_point(sqlite3_stmt *st, int64_t sid, uint64_t index,
-			const struct io_report_point *p, bool verify)
+static int insert_point(struct db_block *b, uint64_t index, const struct io_report_point *p,
+			bool verify)
 {
 	const struct io_result *r = &p->result;
 	double secs = (double)r->elapsed_ns / 1e9;
+	struct db_cell *c = db_block_row(b);
+	static const double quantiles[] = { 0.5, 0.9, 0.99, 0.999 };
 
-	sqlite3_bind_int64(st, 1, sid);
-	sqlite3_bind_int64(st, 2, (int64_t)index);
-	sqlite3_bind_int64(st, 3, p->qd);
-	sqlite3_bind_int64(st, 4, p->repeat_index);
-	sqlite3_bind_int64(st, 5, (int64_t)p->start_mono_ns);
-	sqlite3_bind_int64(st, 6, (int64_t)p->end_mono_ns);
-	sqlite3_bind_int64(st, 7, (int64_t)r->elapsed_ns);
-	sqlite3_bind_int64(st, 8, (int64_t)r->completed);
-	sqlite3_bind_int64(st, 9, (int64_t)r->failed);
-	if (verify)
-		sqlite3_bind_int64(st, 10, (int64_t)r->verify_errors);
-	else
-		sqlite3_bind_null(st, 10);
-	sqlite3_bind_int64(st, 11, (int64_t)r->bytes);
-	sqlite3_bind_int64(st, 20, p->device_index);
+	db_cell_u64(&c[0], index);
+	db_cell_int(&c[1], p->qd);
+	db_cell_int(&c[2], p->repeat_index);
+	db_cell_u64(&c[3], p->start_mono_ns);
+	db_cell_u64(&c[4], p->end_mono_ns);
+	db_cell_u64(&c[5], r->elapsed_ns);
+	db_cell_u64(&c[6], r->completed);
+	db_cell_u64(&c[7], r->failed);
+	db_cell_int_if(&c[8], verify, (int64_t)r->verify_errors);
+	db_cell_u64(&c[9], r->bytes);
 	if (secs > 0) {
-		sqlite3_bind_double(st, 12, (double)r->completed / secs);
-		sqlite3_bind_double(st, 13, (double)r->bytes / secs);
+		db_cell_real(&c[10], (double)r->completed / secs);
+		db_cell_real(&c[11], (double)r->bytes / secs);
 	} else {
-		sqlite3_bind_null(st, 12);
-		sqlite3_bind_null(st, 13);
+		db_cell_null(&c[10]);
+		db_cell_null(&c[11]);
 	}
 	if (r->hist.count) {
-		sqlite3_bind_double(st, 14, (double)r->hist.sum_ns / (double)r->hist.count);
-		sqlite3_bind_int64(st, 15, (int64_t)lat_hist_percentile(&r->hist, 0.5));
-		sqlite3_bind_int64(st, 16, (int64_t)lat_hist_percentile(&r->hist, 0.9));
-		sqlite3_bind_int64(st, 17, (int64_t)lat_hist_percentile(&r->hist, 0.99));
-		sqlite3_bind_int64(st, 18, (int64_t)lat_hist_percentile(&r->hist, 0.999));
-		sqlite3_bind_int64(st, 19, (int64_t)r->hist.max_ns);
+		db_cell_real(&c[12], (double)r->hist.sum_ns / (double)r->hist.count);
+		for (int i = 0; i < 4; i++)
+			db_cell_u64(&c[13 + i], lat_hist_percentile(&r->hist, quantiles[i]));
+		db_cell_u64(&c[17], r->hist.max_ns);
 	} else {
-		for (int i = 14; i <= 19; i++)
-			sqlite3_bind_null(st, i);
+		for (int i = 12; i <= 17; i++)
+			db_cell_null(&c[i]);
 	}
-	return itdb_step_done(st, "storing an io point");
+	db_cell_int(&c[18], p->device_index);
+	return db_block_row_done(b);
 }
 
-static int insert_buckets(sqlite3_stmt *st, int64_t sid, uint64_t index, const struct lat_hist *h)
+static int insert_buckets(struct db_block *b, uint64_t index, const struct lat_hist *h)
 {
 	for (unsigned i = 0; i < LAT_HIST_BUCKETS; i++) {
+		struct db_cell *c;
 		uint64_t lo, hi;
 
 		if (!h->buckets[i])
 			continue;
 		lat_hist_bucket_range(i, &lo, &hi);
-		sqlite3_bind_int64(st, 1, sid);
-		sqlite3_bind_int64(st, 2, (int64_t)index);
-		sqlite3_bind_int64(st, 3, (int64_t)lo);
-		sqlite3_bind_int64(st, 4, (int64_t)hi);
-		sqlite3_bind_int64(st, 5, (int64_t)h->buckets[i]);
-		if (itdb_step_done(st, "storing a latency bucket"))
+		c = db_block_row(b);
+		db_cell_u64(&c[0], index);
+		db_cell_u64(&c[1], lo);
+		db_cell_u64(&c[2], hi);
+		db_cell_u64(&c[3], h->buckets[i]);
+		if (db_block_row_done(b))
 			return -1;
 	}
 	return 0;
@@ -242,30 +245,25 @@ static int insert_buckets(sqlite3_stmt *st, int64_t sid, uint64_t index, const s
 
 int io_report_store(sqlite3 *db, int64_t sid, const struct io_report *r)
 {
-	sqlite3_stmt *point = NULL, *bucket = NULL;
+	struct db_block *point = NULL, *bucket = NULL;
 	int rc = -1;
 
 	if (itdb_exec(db, "BEGIN", "storing the io run"))
 		return -1;
-	point = itdb_prepare(db,
-		"INSERT INTO io_points(session_id, point, qd, repeat_index, start_mono_ns,"
-		" end_mono_ns, elapsed_ns, completed, failed, verify_errors, bytes, iops,"
-		" bandwidth_bytes_per_s, mean_ns, p50_ns, p90_ns, p99_ns, p999_ns, max_ns,"
-		" device_index) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
-		" ?15, ?16, ?17, ?18, ?19, ?20)");
-	bucket = itdb_prepare(db,
-		"INSERT INTO io_latency_buckets(session_id, point, lo_ns, hi_ns, count)"
-		" VALUES (?1, ?2, ?3, ?4, ?5)");
+	point = db_block_new(db, &point_table, sid);
+	bucket = db_block_new(db, &bucket_table, sid);
 	if (!point || !bucket || insert_run(db, sid, &r->run) || insert_devices(db, sid, &r->run))
 		goto cleanup;
 	for (uint64_t i = 0; i < r->npoints; i++)
-		if (insert_point(point, sid, i, &r->points[i], r->run.verify) ||
-		    insert_buckets(bucket, sid, i, &r->points[i].result.hist))
+		if (insert_point(point, i, &r->points[i], r->run.verify) ||
+		    insert_buckets(bucket, i, &r->points[i].result.hist))
 			goto cleanup;
+	if (db_block_flush(point) || db_block_flush(bucket))
+		goto cleanup;
 	rc = itdb_exec(db, "COMMIT", "storing the io run");
 cleanup:
-	sqlite3_finalize(point);
-	sqlite3_finalize(bucket);
+	db_block_free(point);
+	db_block_free(bucket);
 	if (rc)
 		itdb_exec(db, "ROLLBACK", "storing the io run");
 	return rc;

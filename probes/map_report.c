@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include "common/child_report.h"
 #include "common/db.h"
+#include "common/db_block_insert.h"
 #include "common/leaf.h"
 #include "common/log.h"
 #include "probes/map_report.h"
@@ -263,67 +264,75 @@ static int insert_run(sqlite3 *db, int64_t sid, const struct map_report *r, uint
 	return rc;
 }
 
+static const struct db_block_table backing_table = {
+	"INSERT INTO map_backing(session_id, offset_bytes, paddr, size_bytes)", 3, false,
+	"storing the buffer's physical runs" };
+
+static const struct db_block_table segment_table = {
+	"INSERT INTO map_dma_segments(session_id, repetition, segment_index, offset_bytes, dma_addr,"
+	" length_bytes)", 5, false, "storing the import's DMA segments" };
+
+static const struct db_block_table expected_table = {
+	"INSERT INTO map_expected_pages(session_id, pgsize_bytes, pgcount)", 2, false,
+	"storing the expected pages" };
+
 static int insert_backing(sqlite3 *db, int64_t sid, const struct map_report *r)
 {
-	sqlite3_stmt *st = itdb_prepare(db,
-		"INSERT INTO map_backing(session_id, offset_bytes, paddr, size_bytes)"
-		" VALUES (?1, ?2, ?3, ?4)");
+	struct db_block *b = db_block_new(db, &backing_table, sid);
 	int rc = 0;
 
-	if (!st)
+	if (!b)
 		return -1;
 	for (uint64_t i = 0; i < r->nruns && !rc; i++) {
-		sqlite3_bind_int64(st, 1, sid);
-		sqlite3_bind_int64(st, 2, (int64_t)r->runs[i].offset);
-		sqlite3_bind_int64(st, 3, (int64_t)r->runs[i].paddr);
-		sqlite3_bind_int64(st, 4, (int64_t)r->runs[i].size);
-		rc = itdb_step_done(st, "storing the buffer's physical runs");
+		struct db_cell *c = db_block_row(b);
+
+		db_cell_u64(&c[0], r->runs[i].offset);
+		db_cell_u64(&c[1], r->runs[i].paddr);
+		db_cell_u64(&c[2], r->runs[i].size);
+		rc = db_block_row_done(b);
 	}
-	sqlite3_finalize(st);
-	return rc;
+	return db_block_end(b, rc);
 }
 
 static int insert_segments(sqlite3 *db, int64_t sid, const struct map_report *r)
 {
-	sqlite3_stmt *st = itdb_prepare(db,
-		"INSERT INTO map_dma_segments(session_id, repetition, segment_index, offset_bytes,"
-		" dma_addr, length_bytes) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+	struct db_block *b = db_block_new(db, &segment_table, sid);
 	int rc = 0;
 
-	if (!st)
+	if (!b)
 		return -1;
 	for (uint64_t i = 0, index = 0; i < r->nsegs && !rc; i++) {
+		struct db_cell *c = db_block_row(b);
+
 		index = i && r->segs[i].repetition == r->segs[i - 1].repetition ? index + 1 : 0;
-		sqlite3_bind_int64(st, 1, sid);
-		sqlite3_bind_int64(st, 2, r->segs[i].repetition);
-		sqlite3_bind_int64(st, 3, (int64_t)index);
-		sqlite3_bind_int64(st, 4, (int64_t)r->segs[i].offset);
-		sqlite3_bind_int64(st, 5, (int64_t)r->segs[i].dma_addr);
-		sqlite3_bind_int64(st, 6, (int64_t)r->segs[i].length);
-		rc = itdb_step_done(st, "storing the import's DMA segments");
+		db_cell_int(&c[0], r->segs[i].repetition);
+		db_cell_u64(&c[1], index);
+		db_cell_u64(&c[2], r->segs[i].offset);
+		db_cell_u64(&c[3], r->segs[i].dma_addr);
+		db_cell_u64(&c[4], r->segs[i].length);
+		rc = db_block_row_done(b);
 	}
-	sqlite3_finalize(st);
-	return rc;
+	return db_block_end(b, rc);
 }
 
 static int insert_expected(sqlite3 *db, int64_t sid, const uint64_t pages[64])
 {
-	sqlite3_stmt *st = itdb_prepare(db,
-		"INSERT INTO map_expected_pages(session_id, pgsize_bytes, pgcount) VALUES (?1, ?2, ?3)");
+	struct db_block *b = db_block_new(db, &expected_table, sid);
 	int rc = 0;
 
-	if (!st)
+	if (!b)
 		return -1;
 	for (int k = 0; k < 64 && !rc; k++) {
+		struct db_cell *c;
+
 		if (!pages[k])
 			continue;
-		sqlite3_bind_int64(st, 1, sid);
-		sqlite3_bind_int64(st, 2, (int64_t)(1ull << k));
-		sqlite3_bind_int64(st, 3, (int64_t)pages[k]);
-		rc = itdb_step_done(st, "storing the expected pages");
+		c = db_block_row(b);
+		db_cell_u64(&c[0], 1ull << k);
+		db_cell_u64(&c[1], pages[k]);
+		rc = db_block_row_done(b);
 	}
-	sqlite3_finalize(st);
-	return rc;
+	return db_block_end(b, rc);
 }
 
 int map_report_store(sqlite3 *db, int64_t sid, struct map_report *r)

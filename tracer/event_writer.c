@@ -1,8 +1,10 @@
 /* The event writer (see event_writer.h): records into rows, batched, with the driver-page join. */
-#include <stdio.h>
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 #include "common/db.h"
+#include "common/db_block_insert.h"
+#include "common/hash_table.h"
 #include "common/leaf.h"
 #include "common/log.h"
 #include "tracer/event_writer.h"
@@ -19,9 +21,10 @@
 #define MAX_PENDING_THREAD 64
 #define MAX_PENDING_NS 1000000000ull
 #define MAX_RUNS 64
-/* Live mappings remembered for unmaps with no driver record (about 48 bytes each) */
-#define MAX_LIVE_MAPS (1u << 20)
-/* Domains whose page sizes are remembered (32 bytes each at most, with the table's slack) */
+/* Live mappings remembered for unmaps with no driver record: as many as a hash table of 2^20
+ * slots holds (36 bytes each, 36 MiB) */
+#define MAX_LIVE_MAPS (3u << 18)
+/* Domains whose page sizes are remembered (40 bytes each at most, with the table's slack) */
 #define MAX_DOMAINS (1u << 16)
 
 /* The rare tables: one row a statement. */
@@ -43,78 +46,28 @@ static const char *const stmt_sql[ST_COUNT] = {
 	[ST_LOSS] = "INSERT INTO losses(session_id, cpu, event, lost, reason) VALUES (?,?,?,?,?)",
 };
 
-/* The hot tables take their rows in blocks: one INSERT of BLOCK_ROWS rows costs about 30% less
- * per row than as many single-row INSERTs (per-statement work: cursors, halt, the seek to the
- * table's end). A block's rows wait in memory, never past a commit. Each statement's ?1 is the
- * session, bound once.
- *
- * maps and unmaps do not bind their id: SQLite gives a row with no id the table's largest plus
- * one, from the cursor already at the table's end, where a given id costs a seek to check it is
- * free (about a quarter of the instructions of each row). The writer still numbers its rows (the
- * driver rows joined to a map name it before the map's block is inserted) and checks, after each
- * INSERT, that the last row got the id it expected.
- *
- * The blocks go in with OR FAIL. A multi-row INSERT whose NOT NULL checks abort only the
- * statement (the default, ABORT) makes SQLite keep a statement journal: a copy of each page it
- * changes that existed when it began (the table's last leaf and its parents, 16 KiB each), soon
- * in a temporary file: about a page written and copied per block, most of the recorder's write
- * calls (69 k of 80 k a second at 630 k events/s). A failed block leaves its earlier rows
- * in the transaction instead, which the writer rolls back on any error (w->failed), so no
- * statement journal is needed (docs/performance.md, "The event writer", says what it saves). */
-#define BLOCK_ROWS 32
-#define BLOCK_MAX_COLS 13
-
+/* The hot tables take their rows in blocks (common/db_block_insert.h), never held past a commit.
+ * maps and unmaps leave their ids to SQLite, which appends without the seek a given id costs;
+ * the writer still numbers them, as driver rows name their map before its block goes in.
+ * The blocks go in with OR FAIL, which keeps no statement journal (a copy of the pages each
+ * block changes): the writer rolls its transaction back on any error instead (w->failed). */
 enum block_id { B_MAP, B_UNMAP, B_DRIVER, B_COUNT };
 
-static const struct block_table {
-	const char *insert;	/* column list; session_id first */
-	int ncols;		/* cells of a row (the columns after session_id, with the id) */
-	int assigned_id;	/* cell 0 is the row's id, which SQLite assigns: not a column here */
-	const char *context;	/* for the error line */
-} block_tables[B_COUNT] = {
+static const struct db_block_table block_tables[B_COUNT] = {
 	[B_MAP] = { "INSERT OR FAIL INTO maps(session_id, ts_ns, cpu, pid, tid, comm,"
-		    " domain_ptr, domain_source, iova, paddr, size_bytes)", 11, 1, "insert maps" },
+		    " domain_ptr, domain_source, iova, paddr, size_bytes)", 11, true, "insert maps" },
 	[B_UNMAP] = { "INSERT OR FAIL INTO unmaps(session_id, ts_ns, cpu, pid, tid, comm,"
-		      " domain_ptr, domain_source, iova, size_bytes, unmapped_bytes)", 11, 1,
+		      " domain_ptr, domain_source, iova, size_bytes, unmapped_bytes)", 11, true,
 		      "insert unmaps" },
 	[B_DRIVER] = { "INSERT OR FAIL INTO driver_maps(session_id, op, map_id, unmap_id,"
 		       " ts_ns, cpu, tid, function, domain_ptr, iova, paddr, pgsize_bytes, pgcount,"
-		       " source)", 13, 0, "insert driver page records" },
+		       " source)", 13, false, "insert driver page records" },
 };
 
-/* A column value waiting in a block: an integer, a text or NULL. A text is bound SQLITE_STATIC:
- * one that outlives the writer unchanged (a literal, a probe name, an interned comm) or, marked
- * copied, the block's copy of a comm, which the next row in its place overwrites. */
-#define CELL_INT (-1)
-#define CELL_NULL (-2)
-struct cell {
-	int64_t value;
-	const char *text;
-	int len;		/* text length, or CELL_INT / CELL_NULL */
-	int copied;		/* text is the block's copy */
-};
-
-/* A statement's parameters keep their values across steps, so a row's cell is bound only when it
- * differs from what its parameter holds: a thread's rows repeat most of their columns (cpu, pid,
- * tid, comm, domain, page size, op, function, source). */
-struct block {
-	sqlite3_stmt *many;	/* BLOCK_ROWS rows a step */
-	sqlite3_stmt *one;	/* the rest, at a commit */
-	int nrows;
-	struct cell cells[BLOCK_ROWS][BLOCK_MAX_COLS];
-	struct cell bound_many[BLOCK_ROWS][BLOCK_MAX_COLS];	/* what many's parameters hold */
-	struct cell bound_one[BLOCK_MAX_COLS];			/* what one's hold */
-	char comm[BLOCK_ROWS][IT_COMM_LEN];
-};
-
-/* Comms seen, each kept once, unchanged, while the writer lives: their cells are equal when their
- * pointers are. When the table is full a new comm is copied into the block. */
-#define COMM_SLOTS 256
-struct comm_table {
-	char text[COMM_SLOTS][IT_COMM_LEN];
-	uint8_t len[COMM_SLOTS];	/* 0: free */
-	unsigned used;
-};
+/* Comms seen, each kept once (its text padded with zeros: the key), unchanged, while the writer
+ * lives: their cells are equal when their pointers are. The table is made at its bound, so that a
+ * kept comm never moves; beyond the bound a new comm is copied for its row (comm_copies). */
+#define MAX_COMMS 192
 
 struct domain_entry {
 	uint64_t domain;
@@ -126,7 +79,10 @@ struct event_writer {
 	int64_t session_id;
 	struct event_writer_opts opts;
 	sqlite3_stmt *st[ST_COUNT];
-	struct block *blocks[B_COUNT];
+	struct db_block *blocks[B_COUNT];
+	/* comms the table does not keep, copied for their rows: a row's copy lasts until it is
+	 * inserted */
+	char comm_copies[B_COUNT][DB_BLOCK_ROWS][IT_COMM_LEN];
 	int in_txn;
 	int failed;
 	uint64_t refused;		/* records out_of_range refused */
@@ -137,254 +93,72 @@ struct event_writer {
 	/* driver records waiting for their iommu:map/unmap */
 	struct pending_records *pending;
 	struct live_maps *live;
-	/* domain -> page sizes, open addressing, power-of-two capacity */
-	struct domain_entry *domains;
-	size_t ndomains, domain_cap;
-	struct comm_table comms;
+	struct hash_table domains;	/* struct domain_entry by domain */
+	struct hash_table comms;	/* char[IT_COMM_LEN] */
 };
-
-/* "INSERT ... VALUES (?1,?,...),..." for nrows rows; NULL when out of memory. */
-static char *block_sql(const struct block_table *t, int nrows)
-{
-	int ncols = t->ncols - t->assigned_id;
-	size_t head = strlen(t->insert), tuple = 4 + 2 * (size_t)ncols;
-	char *sql = malloc(head + 8 + nrows * (tuple + 1) + 1), *p;
-
-	if (!sql)
-		return NULL;
-	p = sql + sprintf(sql, "%s VALUES", t->insert);
-	for (int r = 0; r < nrows; r++) {
-		p += sprintf(p, "%s(?1", r ? "," : " ");
-		for (int c = 0; c < ncols; c++)
-			p += sprintf(p, ",?");
-		*p++ = ')';
-	}
-	*p = '\0';
-	return sql;
-}
-
-static void block_free(struct block *b)
-{
-	if (!b)
-		return;
-	sqlite3_finalize(b->many);
-	sqlite3_finalize(b->one);
-	free(b);
-}
-
-static struct block *block_new(sqlite3 *db, const struct block_table *t, int64_t session_id)
-{
-	struct block *b = calloc(1, sizeof(*b)), *ret = NULL;
-	char *many = block_sql(t, BLOCK_ROWS), *one = block_sql(t, 1);
-
-	if (!b || !many || !one)
-		goto cleanup;
-	b->many = itdb_prepare(db, many);
-	b->one = itdb_prepare(db, one);
-	if (!b->many || !b->one)
-		goto cleanup;
-	sqlite3_bind_int64(b->many, 1, session_id);
-	sqlite3_bind_int64(b->one, 1, session_id);
-	ret = b;
-	b = NULL;
-cleanup:
-	free(many);
-	free(one);
-	block_free(b);
-	return ret;
-}
-
-/* Does the parameter that holds bound hold c's value? (A copied text may have changed.) */
-static int cell_is_bound(const struct cell *bound, const struct cell *c)
-{
-	if (bound->len != c->len)
-		return 0;
-	if (c->len == CELL_INT)
-		return bound->value == c->value;
-	if (c->len == CELL_NULL)
-		return 1;
-	return bound->text == c->text && !c->copied;
-}
-
-/* Binds a row's cells from parameter first on, those its parameters do not hold already
- * (bindings are never cleared); bound[] is what they hold. */
-static void bind_cells(sqlite3_stmt *st, int first, const struct cell *c, struct cell *bound,
-		       int ncols)
-{
-	for (int i = 0; i < ncols; i++) {
-		if (cell_is_bound(&bound[i], &c[i]))
-			continue;
-		if (c[i].len == CELL_INT)
-			sqlite3_bind_int64(st, first + i, c[i].value);
-		else if (c[i].len == CELL_NULL)
-			sqlite3_bind_null(st, first + i);
-		else
-			sqlite3_bind_text(st, first + i, c[i].text, c[i].len, SQLITE_STATIC);
-		bound[i] = c[i];
-	}
-}
-
-static int step_reset(sqlite3_stmt *st, const char *context)
-{
-	int rc = sqlite3_step(st);
-
-	sqlite3_reset(st);
-	if (rc == SQLITE_DONE)
-		return 0;
-	itdb_log_failure(sqlite3_db_handle(st), context, sqlite3_errmsg(sqlite3_db_handle(st)));
-	return -1;
-}
-
-/* After an INSERT of rows whose ids SQLite assigned: did the last get the id the writer gave it?
- * Not when another connection added rows to the table since the writer started. */
-static int check_assigned_id(sqlite3 *db, const struct block_table *t, int64_t expected)
-{
-	int64_t got = sqlite3_last_insert_rowid(db);
-
-	if (got == expected)
-		return 0;
-	log_error("event writer: %s: the row numbered %lld got the id %lld: another program wrote to"
-		  " this table during the recording; record into a database file no other program"
-		  " writes", t->context, (long long)expected, (long long)got);
-	return -1;
-}
-
-/* Inserts the block's waiting rows. */
-static int block_flush(struct block *b, const struct block_table *t)
-{
-	int skip = t->assigned_id, ncols = t->ncols - skip, done = 0;
-
-	while (done < b->nrows) {
-		int n = b->nrows - done >= BLOCK_ROWS ? BLOCK_ROWS : 1;
-		sqlite3_stmt *st = n == BLOCK_ROWS ? b->many : b->one;
-
-		for (int r = 0; r < n; r++)
-			bind_cells(st, 2 + r * ncols, b->cells[done + r] + skip,
-				   n == BLOCK_ROWS ? b->bound_many[r] : b->bound_one, ncols);
-		if (step_reset(st, t->context))
-			return -1;
-		done += n;
-		if (skip && check_assigned_id(sqlite3_db_handle(st), t, b->cells[done - 1][0].value))
-			return -1;
-	}
-	b->nrows = 0;
-	return 0;
-}
 
 static int flush_blocks(struct event_writer *w)
 {
 	for (int i = 0; i < B_COUNT; i++)
-		if (block_flush(w->blocks[i], &block_tables[i]))
+		if (db_block_flush(w->blocks[i]))
 			return -1;
 	return 0;
 }
 
-/* The cells of the block's next row, to fill, then row_done. */
-static struct cell *row_cells(struct event_writer *w, enum block_id id)
-{
-	struct block *b = w->blocks[id];
-
-	return b->cells[b->nrows];
-}
-
-static int row_done(struct event_writer *w, enum block_id id)
-{
-	struct block *b = w->blocks[id];
-
-	if (++b->nrows < BLOCK_ROWS)
-		return 0;
-	return block_flush(b, &block_tables[id]);
-}
-
-static void cell_int(struct cell *c, int64_t v)
-{
-	c->value = v;
-	c->len = CELL_INT;
-	c->copied = 0;
-}
-
-static void cell_u64(struct cell *c, uint64_t v)
-{
-	cell_int(c, (int64_t)v);
-}
-
-/* An integer, or NULL when v is 0. */
-static void cell_nonzero(struct cell *c, uint64_t v)
-{
-	cell_int(c, (int64_t)v);
-	if (!v)
-		c->len = CELL_NULL;
-}
-
-static void cell_null(struct cell *c)
-{
-	c->len = CELL_NULL;
-	c->copied = 0;
-}
-
-/* Text that outlives the writer unchanged (a literal, a probe name); NULL or "" is stored as
- * NULL. */
-static void cell_text(struct cell *c, const char *s)
-{
-	c->text = s;
-	c->len = s && *s ? (int)strlen(s) : CELL_NULL;
-	c->copied = 0;
-}
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "comm_intern: a comm's first byte is "
+	      "the low byte of its first word");
 
 /* comm (n bytes, 0 < n <= IT_COMM_LEN) as kept in the table, or NULL when the table is full */
-static const char *comm_intern(struct comm_table *t, const char *comm, size_t n)
+static const char *comm_intern(struct hash_table *t, const char *comm, size_t n)
 {
-	uint64_t h = 0;
-	unsigned i;
+	uint64_t key[IT_COMM_LEN / sizeof(uint64_t)], hash;
+	void *kept;
 
-	memcpy(&h, comm, n < sizeof(h) ? n : sizeof(h));
-	i = (unsigned)(((h ^ n) * 0x9E3779B97F4A7C15ull) >> 56) % COMM_SLOTS;
-	for (unsigned probes = 0; probes < COMM_SLOTS; probes++, i = (i + 1) % COMM_SLOTS) {
-		if (t->len[i] == n && !memcmp(t->text[i], comm, n))
-			return t->text[i];
-		if (t->len[i])
-			continue;
-		/* a free slot: comm is new; keep a quarter of the table free for short probes */
-		if (t->used >= COMM_SLOTS * 3 / 4)
-			return NULL;
-		memcpy(t->text[i], comm, n);
-		t->len[i] = (uint8_t)n;
-		t->used++;
-		return t->text[i];
+	/* the comm's bytes and zeros after them, in two words read whole */
+	memcpy(key, comm, IT_COMM_LEN);
+	if (n < 8) {
+		key[0] &= (1ull << 8 * n) - 1;
+		key[1] = 0;
+	} else if (n < 16) {
+		key[1] &= (1ull << 8 * (n - 8)) - 1;
 	}
-	return NULL;
+	hash = hash_table_hash_u64(key[0] ^ hash_table_hash_u64(key[1]));
+	kept = hash_table_find(t, hash, key);
+	if (!kept)
+		hash_table_insert(t, hash, key, &kept);
+	return kept;
 }
 
-/* The comm of a record (which does not outlive this call): interned, or copied into the block. */
-static void cell_comm(struct event_writer *w, enum block_id id, struct cell *c,
+/* The comm of a record (which does not outlive this call): interned, or copied for its row. */
+static void cell_comm(struct event_writer *w, enum block_id id, struct db_cell *c,
 		      const struct it_event_header *h)
 {
 	size_t n = strnlen(h->comm, IT_COMM_LEN);
 	const char *kept;
+	char *copy;
 
-	c->copied = 0;
-	c->len = n ? (int)n : CELL_NULL;
-	if (!n)
+	if (!n) {
+		db_cell_null(c);
 		return;
-	kept = comm_intern(&w->comms, h->comm, n);
-	if (!kept) {
-		char *copy = w->blocks[id]->comm[w->blocks[id]->nrows];
-
-		memcpy(copy, h->comm, n);
-		kept = copy;
-		c->copied = 1;
 	}
-	c->text = kept;
+	kept = comm_intern(&w->comms, h->comm, n);
+	if (kept) {
+		db_cell_text_len(c, kept, (int)n, false);
+		return;
+	}
+	copy = w->comm_copies[id][db_block_row_index(w->blocks[id])];
+	memcpy(copy, h->comm, n);
+	db_cell_text_len(c, copy, (int)n, true);
 }
 
 /* The header columns maps and unmaps share, from cells[1]: ts, cpu, pid, tid, comm. */
-static void cells_header(struct event_writer *w, enum block_id id, struct cell *c,
+static void cells_header(struct event_writer *w, enum block_id id, struct db_cell *c,
 			 const struct it_event_header *h)
 {
-	cell_u64(&c[1], h->ts_ns);
-	cell_int(&c[2], (int)h->cpu);
-	cell_int(&c[3], h->pid);
-	cell_int(&c[4], h->tid);
+	db_cell_u64(&c[1], h->ts_ns);
+	db_cell_int(&c[2], (int)h->cpu);
+	db_cell_int(&c[3], h->pid);
+	db_cell_int(&c[4], h->tid);
 	cell_comm(w, id, &c[5], h);
 }
 
@@ -420,17 +194,18 @@ struct event_writer *event_writer_new(sqlite3 *db, int64_t session_id,
 			goto fail;
 	}
 	for (int i = 0; i < B_COUNT; i++) {
-		w->blocks[i] = block_new(db, &block_tables[i], session_id);
+		w->blocks[i] = db_block_new(db, &block_tables[i], session_id);
 		if (!w->blocks[i])
 			goto fail;
 	}
 	w->next_map_id = next_id(db, "SELECT IFNULL(MAX(map_id), 0) FROM maps");
 	w->next_unmap_id = next_id(db, "SELECT IFNULL(MAX(unmap_id), 0) FROM unmaps");
 	w->pending = pending_records_new(MAX_PENDING);
-	w->domain_cap = 64;
-	w->domains = calloc(w->domain_cap, sizeof(*w->domains));
 	w->live = live_maps_new(MAX_LIVE_MAPS);
-	if (!w->pending || !w->domains || !w->live)
+	if (!w->pending || !w->live ||
+	    hash_table_init(&w->domains, sizeof(struct domain_entry), sizeof(uint64_t), NULL,
+			    MAX_DOMAINS, 0) ||
+	    hash_table_init(&w->comms, IT_COMM_LEN, IT_COMM_LEN, NULL, MAX_COMMS, MAX_COMMS))
 		goto fail;
 	return w;
 fail:
@@ -448,9 +223,10 @@ void event_writer_free(struct event_writer *w)
 	for (int i = 0; i < ST_COUNT; i++)
 		sqlite3_finalize(w->st[i]);
 	for (int i = 0; i < B_COUNT; i++)
-		block_free(w->blocks[i]);
+		db_block_free(w->blocks[i]);
 	pending_records_free(w->pending);
-	free(w->domains);
+	hash_table_free(&w->domains);
+	hash_table_free(&w->comms);
 	live_maps_free(w->live);
 	free(w);
 }
@@ -497,56 +273,31 @@ int event_writer_commit(struct event_writer *w)
 	return 0;
 }
 
-static size_t domain_slot(const struct event_writer *w, uint64_t domain)
-{
-	size_t mask = w->domain_cap - 1;
-	size_t i = (size_t)((domain >> 4) * 0x9E3779B97F4A7C15ull) & mask;
-
-	while (w->domains[i].domain && w->domains[i].domain != domain)
-		i = (i + 1) & mask;
-	return i;
-}
-
 static int remember_domain(struct event_writer *w, uint64_t domain, uint64_t pgsize_bitmap)
 {
-	size_t i;
+	struct domain_entry *e;
 
 	if (!domain)
 		return 0;
-	/* beyond the bound a new domain is not remembered: its maps get the fallback page sizes */
-	if (w->ndomains >= MAX_DOMAINS && !w->domains[domain_slot(w, domain)].domain)
+	switch (hash_table_insert(&w->domains, hash_table_hash_u64(domain), &domain, (void **)&e)) {
+	case HASH_TABLE_NOMEM:
+		return -1;
+	case HASH_TABLE_FULL:
+		/* beyond the bound a new domain is not remembered: its maps get the fallback page
+		 * sizes */
 		return 0;
-	if ((w->ndomains + 1) * 2 > w->domain_cap) {
-		struct event_writer grown = *w;
-
-		grown.domain_cap = w->domain_cap * 2;
-		grown.domains = calloc(grown.domain_cap, sizeof(*grown.domains));
-		if (!grown.domains)
-			return -1;
-		for (size_t j = 0; j < w->domain_cap; j++)
-			if (w->domains[j].domain)
-				grown.domains[domain_slot(&grown, w->domains[j].domain)] = w->domains[j];
-		free(w->domains);
-		w->domains = grown.domains;
-		w->domain_cap = grown.domain_cap;
+	default:
+		e->pgsize_bitmap = pgsize_bitmap;
+		return 0;
 	}
-	i = domain_slot(w, domain);
-	if (!w->domains[i].domain)
-		w->ndomains++;
-	w->domains[i] = (struct domain_entry){ domain, pgsize_bitmap };
-	return 0;
 }
 
 static uint64_t domain_pgsizes(const struct event_writer *w, uint64_t domain)
 {
-	size_t i;
+	const struct domain_entry *e =
+		domain ? hash_table_find(&w->domains, hash_table_hash_u64(domain), &domain) : NULL;
 
-	if (domain) {
-		i = domain_slot(w, domain);
-		if (w->domains[i].domain && w->domains[i].pgsize_bitmap)
-			return w->domains[i].pgsize_bitmap;
-	}
-	return w->opts.fallback_pgsize_bitmap;
+	return e && e->pgsize_bitmap ? e->pgsize_bitmap : w->opts.fallback_pgsize_bitmap;
 }
 
 static const char *domain_source(uint32_t flags)
@@ -602,27 +353,27 @@ static int insert_driver_row(struct event_writer *w, const char *op, int64_t own
 			     uint64_t iova, uint64_t paddr, uint64_t pgsize, uint64_t pgcount,
 			     const char *source)
 {
-	struct cell *c = row_cells(w, B_DRIVER);
+	struct db_cell *c = db_block_row(w->blocks[B_DRIVER]);
 	int is_map = op[0] == 'm';
 
-	cell_text(&c[0], op);
-	cell_nonzero(&c[1], is_map ? (uint64_t)owner_id : 0);
-	cell_nonzero(&c[2], is_map ? 0 : (uint64_t)owner_id);
-	cell_u64(&c[3], h->ts_ns);
-	cell_int(&c[4], (int)h->cpu);
-	cell_int(&c[5], h->tid);
-	cell_text(&c[6], function);
-	cell_nonzero(&c[7], domain);
-	cell_u64(&c[8], iova);
+	db_cell_text(&c[0], op);
+	db_cell_nonzero(&c[1], is_map ? (uint64_t)owner_id : 0);
+	db_cell_nonzero(&c[2], is_map ? 0 : (uint64_t)owner_id);
+	db_cell_u64(&c[3], h->ts_ns);
+	db_cell_int(&c[4], (int)h->cpu);
+	db_cell_int(&c[5], h->tid);
+	db_cell_text(&c[6], function);
+	db_cell_nonzero(&c[7], domain);
+	db_cell_u64(&c[8], iova);
 	/* an unmap's physical pages are known only when derived from the live mappings */
 	if (is_map || source[0] == 'd')
-		cell_u64(&c[9], paddr);
+		db_cell_u64(&c[9], paddr);
 	else
-		cell_null(&c[9]);
-	cell_u64(&c[10], pgsize);
-	cell_u64(&c[11], pgcount);
-	cell_text(&c[12], source);
-	return row_done(w, B_DRIVER);
+		db_cell_null(&c[9]);
+	db_cell_u64(&c[10], pgsize);
+	db_cell_u64(&c[11], pgcount);
+	db_cell_text(&c[12], source);
+	return db_block_row_done(w->blocks[B_DRIVER]);
 }
 
 /* The leaf rule's pages for a mapping (op "map") or what an unmap took away (op "unmap"), as
@@ -742,18 +493,8 @@ static long join_pending(struct event_writer *w, const struct it_event_header *h
 
 static int hold_driver_record(struct event_writer *w, const struct it_event *e)
 {
-	uint32_t slot = PENDING_NONE, oldest = PENDING_NONE, n = 0;
-
-	/* the thread's records are counted only where they could be too many: its bucket's count
-	 * (O(1)) bounds them */
-	if (pending_records_bucket_count(w->pending, &e->h) >= MAX_PENDING_THREAD)
-		while ((slot = pending_records_next_of_thread(w->pending, &e->h, slot)) !=
-		       PENDING_NONE) {
-			if (oldest == PENDING_NONE)
-				oldest = slot;
-			n++;
-		}
-	if (n >= MAX_PENDING_THREAD && store_unjoined(w, oldest))
+	if (pending_records_thread_count(w->pending, &e->h) >= MAX_PENDING_THREAD &&
+	    store_unjoined(w, pending_records_next_of_thread(w->pending, &e->h, PENDING_NONE)))
 		return -1;
 	if (pending_records_full(w->pending) &&
 	    store_unjoined(w, pending_records_oldest(w->pending)))
@@ -764,19 +505,19 @@ static int hold_driver_record(struct event_writer *w, const struct it_event *e)
 
 static int add_map(struct event_writer *w, const struct it_event *e)
 {
-	struct cell *c = row_cells(w, B_MAP);
+	struct db_cell *c = db_block_row(w->blocks[B_MAP]);
 	int64_t id = w->next_map_id++;
 	uint64_t exact = exact_map_domain(w, e), domain = exact ? exact : e->map.domain;
 	long joined;
 
-	cell_int(&c[0], id);
+	db_cell_int(&c[0], id);
 	cells_header(w, B_MAP, c, &e->h);
-	cell_nonzero(&c[6], domain);
-	cell_text(&c[7], exact ? "driver" : domain_source(e->h.flags));
-	cell_u64(&c[8], e->map.iova);
-	cell_u64(&c[9], e->map.paddr);
-	cell_u64(&c[10], e->map.size);
-	if (row_done(w, B_MAP))
+	db_cell_nonzero(&c[6], domain);
+	db_cell_text(&c[7], exact ? "driver" : domain_source(e->h.flags));
+	db_cell_u64(&c[8], e->map.iova);
+	db_cell_u64(&c[9], e->map.paddr);
+	db_cell_u64(&c[10], e->map.size);
+	if (db_block_row_done(w->blocks[B_MAP]))
 		return -1;
 	joined = join_pending(w, &e->h, 0, e->map.iova, e->map.size, e->map.paddr - e->map.iova, id,
 			      domain);
@@ -811,19 +552,19 @@ static int unmapped_piece(const struct live_map *piece, void *ctx)
 
 static int add_unmap(struct event_writer *w, const struct it_event *e)
 {
-	struct cell *c = row_cells(w, B_UNMAP);
+	struct db_cell *c = db_block_row(w->blocks[B_UNMAP]);
 	int64_t id = w->next_unmap_id++;
 	struct unmap_ctx u;
 	long joined;
 
-	cell_int(&c[0], id);
+	db_cell_int(&c[0], id);
 	cells_header(w, B_UNMAP, c, &e->h);
-	cell_nonzero(&c[6], e->unmap.domain);
-	cell_text(&c[7], domain_source(e->h.flags));
-	cell_u64(&c[8], e->unmap.iova);
-	cell_u64(&c[9], e->unmap.size);
-	cell_u64(&c[10], e->unmap.unmapped_size);
-	if (row_done(w, B_UNMAP))
+	db_cell_nonzero(&c[6], e->unmap.domain);
+	db_cell_text(&c[7], domain_source(e->h.flags));
+	db_cell_u64(&c[8], e->unmap.iova);
+	db_cell_u64(&c[9], e->unmap.size);
+	db_cell_u64(&c[10], e->unmap.unmapped_size);
+	if (db_block_row_done(w->blocks[B_UNMAP]))
 		return -1;
 	joined = join_pending(w, &e->h, 1, e->unmap.iova, e->unmap.size, 0, id, e->unmap.domain);
 	if (joined < 0)

@@ -11,13 +11,13 @@
  * Rows of maps, unmaps and driver_maps wait in blocks of 32 and are inserted a block at a time;
  * every row is in the database, even as this connection sees it, once the batch is committed.
  *
- * Memory is bounded however long the trace, by about 60 MiB: driver records waiting for their
- * event, at most 4096 of 128 bytes in 8192 slots (1.1 MiB with their links, allocated at start;
- * tracer/pending_records.h); live mappings, at most 2^20 of
- * 48 bytes plus an 8-byte bucket each (56 MiB; beyond that, mappings are not tracked and unmaps
- * of them get no derived pages); domains' page sizes, at most 2^16 (2 MiB; beyond that, the
- * fallback set); the row blocks, with what their statements' parameters hold (63 KiB); comms, at
- * most 192 kept (4 KiB; beyond that, a comm is copied into its block); and SQLite's page cache of
+ * Memory is bounded however long the trace, by about 42 MiB: driver records waiting for their
+ * event, at most 4096 of 128 bytes in 8192 slots (1.3 MiB with their links and their threads'
+ * table, allocated at start; tracer/pending_records.h); live mappings, at most 3 x 2^18 in a
+ * hash table of 2^20 slots of 36 bytes (36 MiB; beyond that, mappings are not tracked and unmaps
+ * of them get no derived pages); domains' page sizes, at most 2^16 (2.5 MiB; beyond that, the
+ * fallback set); the row blocks, with what their statements' parameters hold (56 KiB); comms, at
+ * most 192 kept (5 KiB; beyond that, a comm is copied for its row); and SQLite's page cache of
  * the connection (itdb_open: 2000 KiB) and prepared statements. The -wal file is on disk:
  * checkpointed every 32 MiB of pages, and below 256 MiB where a checkpointer does it
  * (common/db_checkpoint.h: record and import).

@@ -1,24 +1,24 @@
-/* Live mappings (see live_maps.h): a chained hash on (domain, iova). */
+/* Live mappings (see live_maps.h): a hash table (common/hash_table.h) on (domain, iova). Two
+ * mappings may start at one IOVA of one domain: the trace lost an unmap, or its domains are
+ * unknown (tracefs: all are domain 0) and two domains mapped the same IOVA. Both are kept, and an
+ * unmap takes the newest. */
 #include <stdlib.h>
+#include "common/hash_table.h"
 #include "tracer/live_maps.h"
 
-struct node {
-	struct live_map m;
-	struct node *next;
-};
-
 struct live_maps {
-	struct node **buckets;
-	size_t nbuckets;		/* a power of two */
-	size_t count, max_entries;
+	struct hash_table maps;		/* struct live_map, keyed by its domain and iova */
 	uint64_t untracked;
 };
 
-static size_t bucket_of(const struct live_maps *lm, uint64_t domain, uint64_t iova)
-{
-	uint64_t h = (iova >> 12) * 0x9E3779B97F4A7C15ull ^ domain * 0xC2B2AE3D27D4EB4Full;
+struct live_key {
+	uint64_t domain;
+	uint64_t iova;
+};
 
-	return (size_t)(h >> 17) & (lm->nbuckets - 1);
+static uint64_t key_hash(const struct live_key *k)
+{
+	return hash_table_hash_u64(k->iova ^ hash_table_hash_u64(k->domain));
 }
 
 struct live_maps *live_maps_new(size_t max_entries)
@@ -27,11 +27,10 @@ struct live_maps *live_maps_new(size_t max_entries)
 
 	if (!lm)
 		return NULL;
-	lm->nbuckets = 1024;
-	lm->max_entries = max_entries;
-	lm->buckets = calloc(lm->nbuckets, sizeof(*lm->buckets));
-	if (!lm->buckets) {
-		free(lm);
+	if (max_entries > HASH_TABLE_MAX_ENTRIES ||
+	    hash_table_init(&lm->maps, sizeof(struct live_map), sizeof(struct live_key), NULL,
+			    (uint32_t)max_entries, 0)) {
+		live_maps_free(lm);
 		return NULL;
 	}
 	return lm;
@@ -41,111 +40,57 @@ void live_maps_free(struct live_maps *lm)
 {
 	if (!lm)
 		return;
-	for (size_t b = 0; b < lm->nbuckets; b++) {
-		struct node *n = lm->buckets[b];
-
-		while (n) {
-			struct node *next = n->next;
-
-			free(n);
-			n = next;
-		}
-	}
-	free(lm->buckets);
+	hash_table_free(&lm->maps);
 	free(lm);
-}
-
-static int grow(struct live_maps *lm)
-{
-	size_t old = lm->nbuckets;
-	struct node **old_buckets = lm->buckets;
-
-	lm->buckets = calloc(old * 2, sizeof(*lm->buckets));
-	if (!lm->buckets) {
-		lm->buckets = old_buckets;
-		return -1;
-	}
-	lm->nbuckets = old * 2;
-	for (size_t b = 0; b < old; b++) {
-		struct node *n = old_buckets[b];
-
-		while (n) {
-			struct node *next = n->next;
-			size_t nb = bucket_of(lm, n->m.domain, n->m.iova);
-
-			n->next = lm->buckets[nb];
-			lm->buckets[nb] = n;
-			n = next;
-		}
-	}
-	free(old_buckets);
-	return 0;
 }
 
 int live_maps_add(struct live_maps *lm, const struct live_map *m)
 {
-	struct node *n;
-	size_t b;
+	struct live_key k = { m->domain, m->iova };
+	void *e;
 
-	if (lm->count >= lm->max_entries) {
+	switch (hash_table_add(&lm->maps, key_hash(&k), &k, &e)) {
+	case HASH_TABLE_FULL:
 		lm->untracked++;
 		return 1;
+	case HASH_TABLE_NOMEM:
+		return -1;
+	default:
+		*(struct live_map *)e = *m;
+		return 0;
 	}
-	if (lm->count >= lm->nbuckets && grow(lm))
-		return -1;
-	n = malloc(sizeof(*n));
-	if (!n)
-		return -1;
-	n->m = *m;
-	b = bucket_of(lm, m->domain, m->iova);
-	n->next = lm->buckets[b];
-	lm->buckets[b] = n;
-	lm->count++;
-	return 0;
 }
 
-/* Unlinks and returns the mapping of domain starting at iova, or NULL. */
-static struct node *take(struct live_maps *lm, uint64_t domain, uint64_t iova)
+/* Takes out the newest mapping of domain starting at iova into *m; 0 when there is none. */
+static int take(struct live_maps *lm, uint64_t domain, uint64_t iova, struct live_map *m)
 {
-	struct node **link = &lm->buckets[bucket_of(lm, domain, iova)];
+	struct live_key k = { domain, iova };
+	struct live_map *newest = hash_table_find_last(&lm->maps, key_hash(&k), &k);
 
-	for (; *link; link = &(*link)->next) {
-		struct node *n = *link;
-
-		if (n->m.domain == domain && n->m.iova == iova) {
-			*link = n->next;
-			lm->count--;
-			return n;
-		}
-	}
-	return NULL;
+	if (!newest)
+		return 0;
+	*m = *newest;
+	hash_table_remove(&lm->maps, newest);
+	return 1;
 }
 
 int64_t live_maps_remove(struct live_maps *lm, uint64_t domain, uint64_t iova, uint64_t size,
 			 int (*fn)(const struct live_map *piece, void *ctx), void *ctx)
 {
 	uint64_t found = 0;
+	struct live_map piece;
 
-	while (found < size) {
-		struct node *n = take(lm, domain, iova + found);
-		struct live_map piece;
-		int ret;
-
-		if (!n)
-			break;
-		piece = n->m;
+	while (found < size && take(lm, domain, iova + found, &piece)) {
 		if (piece.size > size - found) {
 			/* the unmap ends inside this mapping: its rest stays mapped */
+			struct live_map rest = piece;
+
 			piece.size = size - found;
-			n->m.iova += piece.size;
-			n->m.paddr += piece.size;
-			n->m.size -= piece.size;
-			ret = live_maps_add(lm, &n->m);
-			free(n);
-			if (ret < 0)
+			rest.iova += piece.size;
+			rest.paddr += piece.size;
+			rest.size -= piece.size;
+			if (live_maps_add(lm, &rest) < 0)
 				return -1;
-		} else {
-			free(n);
 		}
 		if (fn(&piece, ctx))
 			return -1;
@@ -156,7 +101,7 @@ int64_t live_maps_remove(struct live_maps *lm, uint64_t domain, uint64_t iova, u
 
 size_t live_maps_count(const struct live_maps *lm)
 {
-	return lm->count;
+	return hash_table_count(&lm->maps);
 }
 
 uint64_t live_maps_untracked(const struct live_maps *lm)

@@ -5,7 +5,9 @@
  * At most `limit` records are held (the caller stores the oldest before pushing more); they sit
  * in a ring of twice that many slots, where a record taken out of the middle leaves a gap that
  * the ring closes up when it is full: every operation is O(1) or O(the thread's records),
- * amortized. Memory: about 2 x limit x (sizeof(struct it_event) + 8) bytes, allocated at start.
+ * amortized. Memory, allocated at start: about 2 x limit x (sizeof(struct it_event) + 16) bytes,
+ * and the threads' chains, 28 bytes a slot of a hash table of 2 x limit slots (up to 4 x limit
+ * where limit is no power of two).
  *
  * Slots are numbered; a slot number stays valid until that record is taken out or the next push. */
 #ifndef IOMMUTRACE_PENDING_RECORDS_H
@@ -29,11 +31,12 @@ int pending_records_full(const struct pending_records *q);
 uint32_t pending_records_push(struct pending_records *q, const struct it_event *e);
 /* The oldest record's slot, or PENDING_NONE */
 uint32_t pending_records_oldest(const struct pending_records *q);
-/* The oldest record of the thread of h after slot (PENDING_NONE: its oldest), or PENDING_NONE */
-uint32_t pending_records_next_of_thread(const struct pending_records *q,
+/* The record of h's thread after slot (one of that thread's; PENDING_NONE: its oldest), or
+ * PENDING_NONE */
+uint32_t pending_records_next_of_thread(struct pending_records *q,
 					const struct it_event_header *h, uint32_t slot);
-/* The records held in the hash bucket of h's thread: at least the thread's own, in O(1) */
-uint32_t pending_records_bucket_count(const struct pending_records *q,
+/* The records held of h's thread, in O(1) */
+uint32_t pending_records_thread_count(struct pending_records *q,
 				      const struct it_event_header *h);
 const struct it_event *pending_records_at(const struct pending_records *q, uint32_t slot);
 /* Takes the record in slot out */

@@ -61,8 +61,8 @@ int io_report_read(int fd, struct io_report *r)
 	rc = child_report_read(fd, &magic, sizeof(magic), 0);
 	if (rc)
 		return rc;
-	if (magic != MAGIC || child_report_read(fd, run, sizeof(*run), RUN_OFF) ||
-	    child_report_read(fd, &r->npoints, sizeof(r->npoints), COUNT_OFF) ||
+	if (magic != MAGIC || (rc = child_report_read(fd, run, sizeof(*run), RUN_OFF)) ||
+	    (rc = child_report_read(fd, &r->npoints, sizeof(r->npoints), COUNT_OFF)) ||
 	    r->npoints > MAX_POINTS || !terminated(run->engine, sizeof(run->engine)) ||
 	    !run->ndevices || run->ndevices > IO_MAX_DEVICES || !devices_terminated(run) ||
 	    !terminated(run->mapper, sizeof(run->mapper)) ||
@@ -75,7 +75,7 @@ int io_report_read(int fd, struct io_report *r)
 		log_error("out of memory for %llu io points", (unsigned long long)r->npoints);
 		return -1;
 	}
-	if (child_report_read(fd, r->points, r->npoints * sizeof(*r->points), POINTS_OFF))
+	if ((rc = child_report_read(fd, r->points, r->npoints * sizeof(*r->points), POINTS_OFF)))
 		goto malformed;
 	for (uint64_t i = 0; i < r->npoints; i++)
 		if (r->points[i].device_index >= run->ndevices)
@@ -83,7 +83,9 @@ int io_report_read(int fd, struct io_report *r)
 	return 0;
 malformed:
 	io_report_free(r);
-	log_error("the io command's report is truncated or malformed; its results are not stored");
+	if (rc != -1)	/* -1: a read that failed, said */
+		log_error("the io command's report is truncated or malformed; its results are not "
+			  "stored");
 	return -1;
 }
 

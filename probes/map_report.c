@@ -42,7 +42,7 @@ int map_report_read(int fd, struct map_report *r)
 	rc = child_report_read(fd, &magic, sizeof(magic), 0);
 	if (rc)
 		return rc;
-	if (magic != MAGIC || child_report_read(fd, r, FIXED_SIZE, sizeof(magic)) ||
+	if (magic != MAGIC || (rc = child_report_read(fd, r, FIXED_SIZE, sizeof(magic))) ||
 	    r->nruns > MAX_RUNS || r->nsegs > MAX_SEGS || !memchr(r->mapper, 0, sizeof(r->mapper)) ||
 	    !memchr(r->exporter, 0, sizeof(r->exporter)) ||
 	    !memchr(r->exporter_device, 0, sizeof(r->exporter_device)) ||
@@ -58,14 +58,17 @@ int map_report_read(int fd, struct map_report *r)
 			  (unsigned long long)r->nruns, (unsigned long long)r->nsegs);
 		return -1;
 	}
-	if (child_report_read(fd, r->runs, r->nruns * sizeof(*r->runs), sizeof(magic) + FIXED_SIZE) ||
-	    child_report_read(fd, r->segs, r->nsegs * sizeof(*r->segs),
-			      sizeof(magic) + FIXED_SIZE + r->nruns * sizeof(*r->runs)))
+	if ((rc = child_report_read(fd, r->runs, r->nruns * sizeof(*r->runs),
+				    sizeof(magic) + FIXED_SIZE)) ||
+	    (rc = child_report_read(fd, r->segs, r->nsegs * sizeof(*r->segs),
+				    sizeof(magic) + FIXED_SIZE + r->nruns * sizeof(*r->runs))))
 		goto malformed;
 	return 0;
 malformed:
 	map_report_free(r);
-	log_error("the map command's report is truncated or malformed; its parameters are not stored");
+	if (rc != -1)	/* -1: a read that failed, said */
+		log_error("the map command's report is truncated or malformed; its parameters are "
+			  "not stored");
 	return -1;
 }
 

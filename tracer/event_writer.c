@@ -281,6 +281,7 @@ static int remember_domain(struct event_writer *w, uint64_t domain, uint64_t pgs
 		return 0;
 	switch (hash_table_insert(&w->domains, hash_table_hash_u64(domain), &domain, (void **)&e)) {
 	case HASH_TABLE_NOMEM:
+		log_error("event writer: out of memory for the domains' page sizes");
 		return -1;
 	case HASH_TABLE_FULL:
 		/* beyond the bound a new domain is not remembered: its maps get the fallback page

@@ -4,6 +4,7 @@
  * unmap takes the newest. */
 #include <stdlib.h>
 #include "common/hash_table.h"
+#include "common/log.h"
 #include "tracer/live_maps.h"
 
 struct live_maps {
@@ -54,6 +55,7 @@ int live_maps_add(struct live_maps *lm, const struct live_map *m)
 		lm->untracked++;
 		return 1;
 	case HASH_TABLE_NOMEM:
+		log_error("event writer: out of memory for the live mappings");
 		return -1;
 	default:
 		*(struct live_map *)e = *m;

@@ -20,7 +20,8 @@ struct live_map {
 
 struct live_maps *live_maps_new(size_t max_entries);
 void live_maps_free(struct live_maps *lm);
-/* Tracks a mapping. Returns 0, 1 when it was not tracked (full), or -1 when out of memory. */
+/* Tracks a mapping. Returns 0, 1 when it was not tracked (full), or -1 when out of memory
+ * (logged). */
 int live_maps_add(struct live_maps *lm, const struct live_map *m);
 /* Removes what [iova, iova+size) of domain takes away, from iova upward through mappings that
  * start where the previous one ended, calling fn with each piece (a whole mapping or, at the

@@ -8,8 +8,7 @@
 #include "analyzer/render.h"
 
 /* The section's columns, for analyzer/report.c's table of sections. */
-#define AGGREGATES_SECTION_COLUMNS \
-	"domain, op, call_sizes, pgsize_bytes, calls, bytes, pages"
+#define AGGREGATES_SECTION_COLUMNS "domain, op, call_sizes, pgsize_bytes, calls, bytes, pages"
 
 /**
  * aggregate_notes() - Notes under the section: the session's capture mode and what it left out of

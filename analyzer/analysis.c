@@ -14,8 +14,9 @@
 
 static int pick_sessions(struct analysis *a, int64_t only)
 {
-	sqlite3_stmt *st = itdb_prepare(a->db, "SELECT session_id FROM sessions"
-				       " WHERE ?1 < 0 OR session_id = ?1 ORDER BY session_id");
+	sqlite3_stmt *st =
+		itdb_prepare(a->db, "SELECT session_id FROM sessions"
+				    " WHERE ?1 < 0 OR session_id = ?1 ORDER BY session_id");
 	char word[PATH_MAX + 64];
 	int rc;
 
@@ -32,7 +33,7 @@ static int pick_sessions(struct analysis *a, int64_t only)
 		a->sessions = more;
 		a->sessions[a->nsessions++] = sqlite3_column_int64(st, 0);
 	}
-	if (rc == SQLITE_ROW) {	/* out of memory, said */
+	if (rc == SQLITE_ROW) { /* out of memory, said */
 		sqlite3_finalize(st);
 		return -1;
 	}
@@ -40,13 +41,13 @@ static int pick_sessions(struct analysis *a, int64_t only)
 		return -1;
 	if (!a->nsessions && only >= 0) {
 		log_error("%s has no session %lld: 'sqlite3 %s \"SELECT session_id, kind, command"
-			  " FROM sessions\"' lists them", a->path, (long long)only,
-			  shell_word(word, sizeof(word), a->path));
+			  " FROM sessions\"' lists them",
+			  a->path, (long long)only, shell_word(word, sizeof(word), a->path));
 		return -1;
 	}
 	if (!a->nsessions) {
-		log_error("%s has no sessions: record one first ('iommutrace record -o %s')", a->path,
-			  shell_word(word, sizeof(word), a->path));
+		log_error("%s has no sessions: record one first ('iommutrace record -o %s')",
+			  a->path, shell_word(word, sizeof(word), a->path));
 		return -1;
 	}
 	return 0;
@@ -63,7 +64,10 @@ static const char *cannot_write(const char *path)
 		return NULL;
 	if (access(path, W_OK))
 		return strerror(errno);
-	snprintf(dir, sizeof(dir), "%.*s", !slash ? 1 : slash == path ? 1 : (int)(slash - path),
+	snprintf(dir, sizeof(dir), "%.*s",
+		 !slash	       ? 1 :
+		 slash == path ? 1 :
+				 (int)(slash - path),
 		 !slash ? "." : path);
 	return access(dir, W_OK | X_OK) ? strerror(errno) : NULL;
 }
@@ -81,7 +85,8 @@ int analysis_open(struct analysis *a, const char *path, const struct itdb_schema
 		      itdb_open(path, ITDB_MIGRATE, schema, err, sizeof(err));
 	if (a->db && why)
 		log_info("%s is read-only (%s): analysed from a copy in memory; nothing written to "
-			 "it", path, why);
+			 "it",
+			 path, why);
 	if (!a->db) {
 		log_error("%s", err);
 		return -1;

@@ -13,7 +13,7 @@
 struct analysis {
 	sqlite3 *db;
 	const char *path;
-	int64_t *sessions;	/* ascending */
+	int64_t *sessions; /* ascending */
 	size_t nsessions;
 };
 

@@ -4,6 +4,8 @@
 #include "analyzer/views.h"
 #include "common/schema.h"
 
+/* SQL text, laid out as SQL */
+/* clang-format off */
 static const char tables_sql[] =
 /* Lifetimes of mapped IOVA ranges (schema 7; analyzer/lifetimes.h): a map is one piece while
  * whole; an unmap of part of it ends that part and leaves the rest as pieces of their own. */
@@ -60,11 +62,19 @@ static const char tables_sql[] =
 "  page_mix TEXT, pages_source TEXT, entries INTEGER, written_page_bytes INTEGER,"
 "  maps INTEGER NOT NULL, first_map_id INTEGER NOT NULL,"
 "  iova INTEGER NOT NULL, paddr INTEGER NOT NULL);";
+/* clang-format on */
 
 const struct itdb_schema_part analyzer_schema = {
-	.name = "analyzer", .since = 7,
-	.sql = (const char *const[]){
-		tables_sql, ANALYZER_MAP_PIECES_INDEX_SQL ";", analyzer_report_views_sql,
-		analyzer_audit_views_sql, analyzer_runs_views_sql, analyzer_aggregate_views_sql, NULL,
-	},
+	.name = "analyzer",
+	.since = 7,
+	.sql =
+		(const char *const[]){
+			tables_sql,
+			ANALYZER_MAP_PIECES_INDEX_SQL ";",
+			analyzer_report_views_sql,
+			analyzer_audit_views_sql,
+			analyzer_runs_views_sql,
+			analyzer_aggregate_views_sql,
+			NULL,
+		},
 };

@@ -8,7 +8,8 @@
 
 /* The index of map_pieces, which the lifetimes sweep drops for its bulk and makes again
  * (analyzer/piece_writer.c). */
-#define ANALYZER_MAP_PIECES_INDEX_SQL "CREATE INDEX IF NOT EXISTS map_pieces_by_session ON" \
+#define ANALYZER_MAP_PIECES_INDEX_SQL \
+	"CREATE INDEX IF NOT EXISTS map_pieces_by_session ON" \
 	" map_pieces(session_id, domain_ptr, mapped_ns)"
 
 extern const struct itdb_schema_part analyzer_schema;

@@ -34,8 +34,9 @@ static const char all_summary_sql[] = AUDIT_ALIGN_SUMMARY_SQL(GROUPS);
  * less than the domain's own page sizes and the pages recorded. */
 static int text_notes(struct render *r, sqlite3 *db)
 {
-	sqlite3_stmt *st = itdb_prepare(db, "SELECT group_no, reason, fix FROM " GROUPS
-					TEXT_GROUPS_WHERE " AND fix IS NOT NULL ORDER BY group_no");
+	sqlite3_stmt *st =
+		itdb_prepare(db, "SELECT group_no, reason, fix FROM " GROUPS TEXT_GROUPS_WHERE
+				 " AND fix IS NOT NULL ORDER BY group_no");
 	int rc;
 
 	if (!st)
@@ -46,27 +47,29 @@ static int text_notes(struct render *r, sqlite3 *db)
 			    (const char *)sqlite3_column_text(st, 2));
 	if (itdb_finalize_read(st, rc, "reading the audit's fixes"))
 		return -1;
-	st = itdb_prepare(db, "SELECT IFNULL(SUM(pages IS NULL), 0),"
+	st = itdb_prepare(db,
+			  "SELECT IFNULL(SUM(pages IS NULL), 0),"
 			  " IFNULL(SUM(hw_source = 'iommu'), 0),"
 			  " IFNULL(SUM(hw_source = 'session'), 0), IFNULL(SUM(hw_source = 'x86'), 0),"
 			  " IFNULL(SUM(group_no > " STR(TEXT_GROUPS) " AND short_bytes = 0), 0)"
-			  " FROM " GROUPS);
+								     " FROM " GROUPS);
 	if (!st)
 		return -1;
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW && sqlite3_column_int64(st, 0))
 		render_note(r, "pages '-': no driver_maps row for those maps; their reason is the "
-			    "leaf rule's");
+			       "leaf rule's");
 	if (rc == SQLITE_ROW && sqlite3_column_int64(st, 1))
 		render_note(r, "hw_page from the IOMMU's capability where the domain's page sizes "
-			    "were not recorded");
+			       "were not recorded");
 	if (rc == SQLITE_ROW && sqlite3_column_int64(st, 2))
 		render_note(r, "hw_page from the session's page sizes (derive_pgsize_bitmap) where "
-			    "neither the domain nor the IOMMU was recorded");
+			       "neither the domain nor the IOMMU was recorded");
 	if (rc == SQLITE_ROW && sqlite3_column_int64(st, 3))
 		render_note(r, "hw_page assumed (4 KiB, 2 MiB, 1 GiB) where nothing recorded says");
 	if (rc == SQLITE_ROW && sqlite3_column_int64(st, 4))
-		render_note(r, "%lld more groups, each with the largest page possible for its "
+		render_note(r,
+			    "%lld more groups, each with the largest page possible for its "
 			    "length: --json or --csv lists every group",
 			    (long long)sqlite3_column_int64(st, 4));
 	return itdb_finalize_read(st, rc == SQLITE_ROW ? SQLITE_DONE : rc,
@@ -81,7 +84,7 @@ static int copy_groups(sqlite3 *db, int64_t session_id)
 	if (itdb_exec(db, "DROP TABLE IF EXISTS " GROUPS, "audit align"))
 		return -1;
 	st = itdb_prepare(db, "CREATE TABLE " GROUPS " AS SELECT * FROM audit_align_view"
-			  " WHERE session_id = ?1");
+			      " WHERE session_id = ?1");
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, session_id);
@@ -94,8 +97,7 @@ static int copy_groups(sqlite3 *db, int64_t session_id)
 	return 0;
 }
 
-int audit_align_render(struct render *r, sqlite3 *db, int64_t session_id,
-		       const char *title_suffix)
+int audit_align_render(struct render *r, sqlite3 *db, int64_t session_id, const char *title_suffix)
 {
 	bool text = r->format == RENDER_TEXT;
 	char title[160];
@@ -103,14 +105,18 @@ int audit_align_render(struct render *r, sqlite3 *db, int64_t session_id,
 
 	if (copy_groups(db, session_id))
 		return -1;
-	snprintf(title, sizeof(title), "map calls, most bytes below the largest page possible "
-		 "first%s", title_suffix);
+	snprintf(title, sizeof(title),
+		 "map calls, most bytes below the largest page possible "
+		 "first%s",
+		 title_suffix);
 	if (render_query(r, db, "align", title, text ? text_groups_sql : all_groups_sql, -1) < 0)
 		goto out;
 	if (text && text_notes(r, db))
 		goto out;
-	snprintf(title, sizeof(title), "bytes mapped with the largest page possible for their "
-		 "length%s", title_suffix);
+	snprintf(title, sizeof(title),
+		 "bytes mapped with the largest page possible for their "
+		 "length%s",
+		 title_suffix);
 	if (render_query(r, db, "align_summary", title, text ? text_summary_sql : all_summary_sql,
 			 -1) < 0)
 		goto out;

@@ -34,7 +34,6 @@
  *
  * Return: 0, or -1 (logged).
  */
-int audit_align_render(struct render *r, sqlite3 *db, int64_t session_id,
-		       const char *title_suffix);
+int audit_align_render(struct render *r, sqlite3 *db, int64_t session_id, const char *title_suffix);
 
 #endif

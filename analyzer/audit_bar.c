@@ -12,8 +12,8 @@
 #define LARGEST(pages) "substr(" pages ", 1, instr(" pages ", ' x ') - 1)"
 /* "of 2 MiB" for pages of one size, else the pages in parentheses */
 #define OF_PAGES(pages) \
-	"CASE WHEN instr(" pages ", ' + ') = 0 THEN ' of ' || " LARGEST(pages) \
-	" ELSE ' (' || " pages " || ')' END"
+	"CASE WHEN instr(" pages \
+	", ' + ') = 0 THEN ' of ' || " LARGEST(pages) " ELSE ' (' || " pages " || ')' END"
 /* ": fits the 64-entry IOTLB" or ": more than the 64-entry IOTLB" (?1: its entries) */
 #define AGAINST_IOTLB(n) \
 	"CASE WHEN " n " <= ?1 THEN ': fits the ' ELSE ': more than the ' END || ?1 ||" \
@@ -23,27 +23,30 @@
  * entry would cover it". */
 #define WINDOW_CONCLUSION \
 	"CASE WHEN entries IS NULL THEN 'pages not recorded'" \
-	" ELSE 'covered by ' || " ENTRIES("entries") " || " OF_PAGES("pages") " || " \
-	AGAINST_IOTLB("entries") " END ||" \
-	" CASE WHEN best_entries IS NULL THEN ''" \
-	"  WHEN entries IS NOT NULL AND best_entries >= entries THEN" \
-	"   CASE WHEN entries > ?1 THEN '; no page size of this IOMMU would take fewer' ELSE '' END" \
-	"  ELSE '; at ' || " LARGEST("best_pages") " || ' pages ' ||" \
-	"   CASE WHEN best_entries > ?1 THEN 'it would still take ' || " ENTRIES("best_entries") \
-	"    ELSE " ENTRIES("best_entries") " END ||" \
-	"   CASE WHEN instr(best_pages, ' + ') = 0 THEN '' ELSE ' (' || best_pages || ')' END ||" \
-	"   CASE WHEN best_entries > ?1 THEN '' ELSE ' would cover it' END END"
+	" ELSE 'covered by ' || " ENTRIES("entries") " || " OF_PAGES("pages") " || " AGAINST_IOTLB( \
+		"entries") " END ||" \
+			   " CASE WHEN best_entries IS NULL THEN ''" \
+			   "  WHEN entries IS NOT NULL AND best_entries >= entries THEN" \
+			   "   CASE WHEN entries > ?1 THEN '; no page size of this IOMMU would take fewer' ELSE '' END" \
+			   "  ELSE '; at ' || " LARGEST( \
+				   "best_pages") " || ' pages ' ||" \
+						 "   CASE WHEN best_entries > ?1 THEN 'it would still take ' || " ENTRIES( \
+							 "best_entries") "    ELSE " ENTRIES("best_entries") " END ||" \
+													     "   CASE WHEN instr(best_pages, ' + ') = 0 THEN '' ELSE ' (' || best_pages || ')' END ||" \
+													     "   CASE WHEN best_entries > ?1 THEN '' ELSE ' would cover it' END END"
 
 /* Per BAR: "2 windows take 514 entries: more than the 64-entry IOTLB; aligned to the largest
  * pages, 2 entries" */
 #define BAR_CONCLUSION \
 	"windows || CASE WHEN windows = 1 THEN ' window takes ' ELSE ' windows take ' END ||" \
 	" CASE WHEN entries IS NULL THEN 'unknown entries'" \
-	"  ELSE " ENTRIES("entries") " || " AGAINST_IOTLB("entries") " END ||" \
-	" CASE WHEN windows_pages_unknown > 0 AND entries IS NOT NULL" \
-	"  THEN ' (' || windows_pages_unknown || ' without pages recorded)' ELSE '' END ||" \
-	" CASE WHEN best_entries IS NOT NULL AND best_entries < IFNULL(entries, best_entries + 1)" \
-	"  THEN '; aligned to the largest pages, ' || " ENTRIES("best_entries") " ELSE '' END"
+	"  ELSE " ENTRIES("entries") " || " AGAINST_IOTLB( \
+		"entries") " END ||" \
+			   " CASE WHEN windows_pages_unknown > 0 AND entries IS NOT NULL" \
+			   "  THEN ' (' || windows_pages_unknown || ' without pages recorded)' ELSE '' END ||" \
+			   " CASE WHEN best_entries IS NOT NULL AND best_entries < IFNULL(entries, best_entries + 1)" \
+			   "  THEN '; aligned to the largest pages, ' || " ENTRIES( \
+				   "best_entries") " ELSE '' END"
 
 /* The session's rows of audit_bar_view (for one device, or every one): worked out once, by
  * copy_windows, and read by the table, its notes and the per-BAR summary. ?1 below: the IOTLB
@@ -69,8 +72,8 @@ static const char all_windows_sql[] =
 	"SELECT *, ?1 AS iotlb_entries, " WINDOW_CONCLUSION " AS conclusion"
 	" FROM " WINDOWS WINDOW_ORDER;
 static const char text_notes_sql[] =
-	"SELECT n, " WINDOW_CONCLUSION ", CASE WHEN best_entries < IFNULL(entries, 0) THEN fix END"
-	NUMBERED_WINDOWS;
+	"SELECT n, " WINDOW_CONCLUSION
+	", CASE WHEN best_entries < IFNULL(entries, 0) THEN fix END" NUMBERED_WINDOWS;
 
 #define BAR_ORDER " ORDER BY gpu_bar1 DESC, bar_device, bar_index"
 static const char text_bars_sql[] =
@@ -78,9 +81,8 @@ static const char text_bars_sql[] =
 	" CASE WHEN gpu_bar1 THEN 'GPU BAR1' ELSE 'BAR' || bar_index END AS bar, bar_size_bytes,"
 	" windows, maps, mapped_bytes, entries, best_entries, " BAR_CONCLUSION " AS conclusion"
 	" FROM (" AUDIT_BAR_SUMMARY_SQL(WINDOWS) ")" BAR_ORDER;
-static const char all_bars_sql[] =
-	"SELECT *, ?1 AS iotlb_entries, " BAR_CONCLUSION " AS conclusion"
-	" FROM (" AUDIT_BAR_SUMMARY_SQL(WINDOWS) ")" BAR_ORDER;
+static const char all_bars_sql[] = "SELECT *, ?1 AS iotlb_entries, " BAR_CONCLUSION " AS conclusion"
+				   " FROM (" AUDIT_BAR_SUMMARY_SQL(WINDOWS) ")" BAR_ORDER;
 
 /* The session's rows of audit_bar_view, of o->device's BARs or every device's, into WINDOWS. */
 static int copy_windows(sqlite3 *db, int64_t session_id, const struct audit_bar_opts *o)
@@ -91,7 +93,7 @@ static int copy_windows(sqlite3 *db, int64_t session_id, const struct audit_bar_
 	if (itdb_exec(db, "DROP TABLE IF EXISTS " WINDOWS, "audit bar"))
 		return -1;
 	st = itdb_prepare(db, "CREATE TABLE " WINDOWS " AS SELECT * FROM audit_bar_view"
-			  " WHERE session_id = ?1 AND (?2 IS NULL OR bar_device = ?2)");
+			      " WHERE session_id = ?1 AND (?2 IS NULL OR bar_device = ?2)");
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, session_id);
@@ -162,8 +164,10 @@ static int text_notes(struct render *r, sqlite3 *db, const struct audit_bar_opts
 	if (itdb_finalize_read(st, rc, "reading the audit's notes"))
 		return -1;
 	if (listed < rows)
-		render_note(r, "%ld more windows that aligning would not shrink, or whose pages were "
-			    "not recorded: --json or --csv lists every window", rows - listed);
+		render_note(r,
+			    "%ld more windows that aligning would not shrink, or whose pages were "
+			    "not recorded: --json or --csv lists every window",
+			    rows - listed);
 	return 0;
 }
 
@@ -185,7 +189,7 @@ static void note_empty(struct render *r, sqlite3 *db, int64_t session_id,
 		r->failed = true;
 	} else if (sqlite3_column_int64(st, 0) == 0) {
 		render_note(r, "no PCI BARs recorded in this session (an import has none; "
-			    "'iommutrace record' reads them)");
+			       "'iommutrace record' reads them)");
 	} else if (o->device[0]) {
 		render_note(r, "no mapping into a BAR of %s in this session", o->device);
 	} else {
@@ -204,11 +208,13 @@ int audit_bar_render(struct render *r, sqlite3 *db, int64_t session_id, const ch
 
 	if (copy_windows(db, session_id, o))
 		return -1;
-	snprintf(title, sizeof(title), "mappings of PCI BARs, GPU BAR1 first: IOTLB entries "
-		 "against a %lld-entry IOTLB%s", (long long)o->iotlb_entries, title_suffix);
+	snprintf(title, sizeof(title),
+		 "mappings of PCI BARs, GPU BAR1 first: IOTLB entries "
+		 "against a %lld-entry IOTLB%s",
+		 (long long)o->iotlb_entries, title_suffix);
 	rows = window_count(db);
-	if (rows < 0 || render_sql(r, db, text ? text_windows_sql : all_windows_sql, "bar", title,
-				   o) < 0)
+	if (rows < 0 ||
+	    render_sql(r, db, text ? text_windows_sql : all_windows_sql, "bar", title, o) < 0)
 		goto out;
 	if (rows == 0)
 		note_empty(r, db, session_id, o);
@@ -235,5 +241,7 @@ int audit_bar_device_known(sqlite3 *db, const char *bdf)
 	if (rc == SQLITE_ROW)
 		known = sqlite3_column_int(st, 0);
 	return itdb_finalize_read(st, rc == SQLITE_ROW ? SQLITE_DONE : rc,
-				  "reading the recorded BARs") ? -1 : known;
+				  "reading the recorded BARs") ?
+		       -1 :
+		       known;
 }

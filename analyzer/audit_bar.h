@@ -22,7 +22,7 @@
 	"  FROM " windows " GROUP BY session_id, bar_device, bar_index"
 
 struct audit_bar_opts {
-	char device[13];		/* canonical BDF: only its BARs; "": every device's */
+	char device[13]; /* canonical BDF: only its BARs; "": every device's */
 	int64_t iotlb_entries;
 };
 

@@ -35,24 +35,35 @@
  * huge pages; without recorded BARs (an import) the session cannot tell which. */
 #define PLACE(P) \
 	"CASE WHEN bar_device IS NOT NULL THEN 'place the buffer at BAR offset ' ||" \
-	"  " SIZE_TEXT("(bar_offset_bytes & -" P ")") " ||" \
-	"  CASE WHEN (bar_offset_bytes & -" P ") + " P " + size_bytes <= bar_size_bytes" \
-	"   THEN ' or ' || " SIZE_TEXT("((bar_offset_bytes & -" P ") + " P ")") " ELSE '' END" \
-	" WHEN have_bars THEN CASE " P " WHEN 1073741824 THEN 'use hugetlb1g memory'" \
-	"  WHEN 2097152 THEN 'use hugetlb2m (or THP) memory'" \
-	"  ELSE 'use physically contiguous ' || " SIZE_TEXT(P) " || '-aligned memory' END" \
-	" ELSE 'place the buffer at a ' || " SIZE_TEXT(P) " || '-aligned physical address'" \
-	"  || CASE " P " WHEN 1073741824 THEN ' (host memory: hugetlb1g)'" \
-	"   WHEN 2097152 THEN ' (host memory: hugetlb2m or THP)' ELSE '' END END"
+	"  " SIZE_TEXT( \
+		"(bar_offset_bytes & -" P \
+		")") " ||" \
+		     "  CASE WHEN (bar_offset_bytes & -" P ") + " P \
+		     " + size_bytes <= bar_size_bytes" \
+		     "   THEN ' or ' || " SIZE_TEXT( \
+			     "((bar_offset_bytes & -" P ") + " P \
+			     ")") " ELSE '' END" \
+				  " WHEN have_bars THEN CASE " P \
+				  " WHEN 1073741824 THEN 'use hugetlb1g memory'" \
+				  "  WHEN 2097152 THEN 'use hugetlb2m (or THP) memory'" \
+				  "  ELSE 'use physically contiguous ' || " SIZE_TEXT( \
+					  P) " || '-aligned memory' END" \
+					     " ELSE 'place the buffer at a ' || " SIZE_TEXT( \
+						     P) " || '-aligned physical address'" \
+							"  || CASE " P \
+							" WHEN 1073741824 THEN ' (host memory: hugetlb1g)'" \
+							"   WHEN 2097152 THEN ' (host memory: hugetlb2m or THP)' ELSE '' END END"
 
 /* How an IOVA gets aligned to page size P, with the map's IOVA rounded up as the example. In a
  * DMA API domain the kernel chose it: dma-iommu lays a scatterlist's segments out back to back,
  * so a segment after one of odd length starts misaligned. */
 #define REALIGN_IOVA(P) \
 	"CASE WHEN dma_api THEN 'the DMA API chose the IOVA, laying the scatterlist''s segments" \
-	" out back to back: put segments of ' || " SIZE_TEXT(P) " || ' multiples first'" \
-	" ELSE 'map at an IOVA aligned to ' || " SIZE_TEXT(P) " || ' (e.g. ' ||" \
-	" printf('0x%x', ((iova - 1) | (" P " - 1)) + 1) || ')' END"
+	" out back to back: put segments of ' || " SIZE_TEXT( \
+		P) " || ' multiples first'" \
+		   " ELSE 'map at an IOVA aligned to ' || " SIZE_TEXT( \
+			   P) " || ' (e.g. ' ||" \
+			      " printf('0x%x', ((iova - 1) | (" P " - 1)) + 1) || ')' END"
 
 /* What the audits know of a session and a domain: the units' page sizes (per session where its
  * units agree; per domain through its devices), the devices seen in each domain, whether BARs
@@ -98,9 +109,11 @@
  * x 2"), from its driver_maps rows. */
 #define MIXED_PAGES(map_id) \
 	"(SELECT group_concat(t, ' + ')" \
-	"   FROM (SELECT " SIZE_TEXT("pgsize_bytes") " || ' x ' || SUM(pgcount) AS t" \
-	"    FROM driver_maps x WHERE x.map_id = " map_id " AND x.op = 'map'" \
-	"    GROUP BY pgsize_bytes ORDER BY pgsize_bytes DESC))"
+	"   FROM (SELECT " SIZE_TEXT( \
+		"pgsize_bytes") " || ' x ' || SUM(pgcount) AS t" \
+				"    FROM driver_maps x WHERE x.map_id = " map_id \
+				" AND x.op = 'map'" \
+				"    GROUP BY pgsize_bytes ORDER BY pgsize_bytes DESC))"
 
 /* pm: per map, the BAR its physical address falls in (bar_join: "LEFT JOIN" for every map,
  * "JOIN" for those in a BAR only) and the pages written. The pages text is left to PAGES_TEXT,
@@ -111,13 +124,13 @@
 	"pm AS (SELECT m.session_id, m.map_id, m.domain_ptr, m.iova, m.paddr, m.size_bytes," \
 	"  f.bdf AS bar_device, f.bar_index, m.paddr - f.start_addr AS bar_offset_bytes," \
 	"  f.size_bytes AS bar_size_bytes," \
-	"  CASE WHEN MIN(g.pgsize_bytes) != MAX(g.pgsize_bytes) THEN " MIXED_PAGES("m.map_id") \
-	"   END AS mixed_pages," \
-	"  CASE WHEN MIN(g.source) = MAX(g.source) THEN MIN(g.source)" \
-	"   WHEN COUNT(g.source) > 0 THEN 'observed+derived' END AS pages_source," \
-	"  SUM(g.pgcount) AS entries, MAX(g.pgsize_bytes) AS written_page_bytes" \
-	"  FROM maps m " bar_join " bar_frames f ON " IN_BAR_FRAME("m") \
-	"  LEFT JOIN driver_maps g ON g.map_id = m.map_id AND g.op = 'map' GROUP BY m.map_id),"
+	"  CASE WHEN MIN(g.pgsize_bytes) != MAX(g.pgsize_bytes) THEN " MIXED_PAGES( \
+		"m.map_id") "   END AS mixed_pages," \
+			    "  CASE WHEN MIN(g.source) = MAX(g.source) THEN MIN(g.source)" \
+			    "   WHEN COUNT(g.source) > 0 THEN 'observed+derived' END AS pages_source," \
+			    "  SUM(g.pgcount) AS entries, MAX(g.pgsize_bytes) AS written_page_bytes" \
+			    "  FROM maps m " bar_join " bar_frames f ON " IN_BAR_FRAME( \
+				    "m") "  LEFT JOIN driver_maps g ON g.map_id = m.map_id AND g.op = 'map' GROUP BY m.map_id),"
 
 /* pm as MAP_PAGES_CTES has it, but per group of maps the session summary made (alike_maps,
  * analyzer/summary.h: alike maps, those in a BAR by exact paddr), with the group's first map
@@ -127,13 +140,13 @@
 	"pm AS (SELECT mg.session_id, mg.first_map_id AS map_id, mg.maps, mg.domain_ptr, mg.iova," \
 	"  mg.paddr, mg.size_bytes, f.bdf AS bar_device, f.bar_index," \
 	"  mg.paddr - f.start_addr AS bar_offset_bytes, f.size_bytes AS bar_size_bytes," \
-	"  CASE WHEN mg.page_mix IS NOT NULL THEN " MIXED_PAGES("mg.first_map_id") \
-	"   END AS mixed_pages, mg.pages_source, mg.entries, mg.written_page_bytes" \
-	"  FROM alike_maps mg " bar_join " bar_frames f ON " IN_BAR_FRAME("mg") "),"
+	"  CASE WHEN mg.page_mix IS NOT NULL THEN " MIXED_PAGES( \
+		"mg.first_map_id") "   END AS mixed_pages, mg.pages_source, mg.entries, mg.written_page_bytes" \
+				   "  FROM alike_maps mg " bar_join \
+				   " bar_frames f ON " IN_BAR_FRAME("mg") "),"
 
 /* The pages text of a row of pm (or of its groups) */
-#define PAGES_TEXT \
-	"IFNULL(mixed_pages, " SIZE_TEXT("written_page_bytes") " || ' x ' || entries)"
+#define PAGES_TEXT "IFNULL(mixed_pages, " SIZE_TEXT("written_page_bytes") " || ' x ' || entries)"
 
 /* a, then c: the rows of src with their domain's context. hw_bitmap: the page sizes the domain
  * uses (the domain's, else its IOMMU's, else the session's, else the x86 ones); possible: what
@@ -142,7 +155,8 @@
  * __IOMMU_DOMAIN_DMA_API (bit 1) in the domain's type, a kernel DMA API domain. */
 #define CONTEXT_JOIN_CTES(src) \
 	"a AS (SELECT x.*, " PAGES_TEXT " AS pages, v.devices," \
-	"  COALESCE(NULLIF(d.pgsize_bitmap, 0), du.bitmap, u.bitmap, s.derive_bitmap, " X86_PAGES ")" \
+	"  COALESCE(NULLIF(d.pgsize_bitmap, 0), du.bitmap, u.bitmap, s.derive_bitmap, " X86_PAGES \
+	")" \
 	"   AS hw_bitmap," \
 	"  CASE WHEN NULLIF(d.pgsize_bitmap, 0) IS NOT NULL THEN 'domain'" \
 	"   WHEN COALESCE(du.bitmap, u.bitmap) IS NOT NULL THEN 'iommu'" \
@@ -171,54 +185,61 @@
 	"  (SELECT MAX(p) FROM sizes WHERE p <= c.size_bytes AND c.possible_bitmap & p)" \
 	"   AS possible_page_bytes," \
 	"  (SELECT MAX(p) FROM sizes WHERE p <= c.size_bytes AND c.hw_bitmap & p" \
-	"   AND " LEAF_FITS("c") ") AS expected_page_bytes," \
-	"  (SELECT MAX(p) FROM sizes WHERE p <= c.size_bytes AND c.ref_bitmap & p" \
-	"   AND " LEAF_FITS("c") ") AS aligned_page_bytes" \
-	"  FROM c)," \
-	"w AS (SELECT l.*, IFNULL(written_page_bytes, expected_page_bytes) AS page," \
-	"  CASE WHEN iova & (align_cap - 1) = 0 THEN align_cap ELSE iova & -iova END" \
-	"   AS iova_align_bytes," \
-	"  CASE WHEN paddr & (align_cap - 1) = 0 THEN align_cap ELSE paddr & -paddr END" \
-	"   AS paddr_align_bytes FROM l)," \
-	"n AS (SELECT w.*, " NEXT_PAGE("ref_bitmap", "page") " AS next_ref," \
-	"  " NEXT_PAGE("hw_bitmap", "page") " AS next_hw FROM w)," \
-	"r AS (SELECT n.*, CASE WHEN page IS NULL THEN NULL" \
-	"  WHEN page >= possible_page_bytes THEN CASE" \
-	"   WHEN next_ref != 0 AND next_ref <= size_bytes THEN 'hardware'" \
-	"   WHEN next_ref != 0 THEN 'length' ELSE 'none' END" \
-	"  WHEN next_hw = 0 OR next_hw > size_bytes THEN 'hardware'" \
-	"  WHEN expected_page_bytes > page THEN 'driver'" \
-	"  WHEN iova & (next_hw - 1) != 0 AND paddr & (next_hw - 1) != 0" \
-	"   THEN 'iova and paddr misaligned'" \
-	"  WHEN iova & (next_hw - 1) != 0 THEN 'iova misaligned'" \
-	"  WHEN paddr & (next_hw - 1) != 0 THEN 'paddr misaligned' ELSE 'driver' END AS reason," \
-	"  (SELECT MAX(p) FROM sizes WHERE p <= n.size_bytes AND n.hw_bitmap & p" \
-	"   AND n.paddr & (p - 1) = 0) AS iova_fix_page," \
-	"  (SELECT MAX(p) FROM sizes WHERE p <= n.size_bytes AND n.hw_bitmap & p" \
-	"   AND n.iova & (p - 1) = 0) AS paddr_fix_page," \
-	"  (SELECT MAX(p) FROM sizes WHERE p <= n.size_bytes AND n.hw_bitmap & p) AS both_fix_page" \
-	"  FROM n)"
+	"   AND " LEAF_FITS( \
+		"c") ") AS expected_page_bytes," \
+		     "  (SELECT MAX(p) FROM sizes WHERE p <= c.size_bytes AND c.ref_bitmap & p" \
+		     "   AND " LEAF_FITS( \
+			     "c") ") AS aligned_page_bytes" \
+				  "  FROM c)," \
+				  "w AS (SELECT l.*, IFNULL(written_page_bytes, expected_page_bytes) AS page," \
+				  "  CASE WHEN iova & (align_cap - 1) = 0 THEN align_cap ELSE iova & -iova END" \
+				  "   AS iova_align_bytes," \
+				  "  CASE WHEN paddr & (align_cap - 1) = 0 THEN align_cap ELSE paddr & -paddr END" \
+				  "   AS paddr_align_bytes FROM l)," \
+				  "n AS (SELECT w.*, " NEXT_PAGE( \
+					  "ref_bitmap", \
+					  "page") " AS next_ref," \
+						  "  " NEXT_PAGE( \
+							  "hw_bitmap", \
+							  "page") " AS next_hw FROM w)," \
+								  "r AS (SELECT n.*, CASE WHEN page IS NULL THEN NULL" \
+								  "  WHEN page >= possible_page_bytes THEN CASE" \
+								  "   WHEN next_ref != 0 AND next_ref <= size_bytes THEN 'hardware'" \
+								  "   WHEN next_ref != 0 THEN 'length' ELSE 'none' END" \
+								  "  WHEN next_hw = 0 OR next_hw > size_bytes THEN 'hardware'" \
+								  "  WHEN expected_page_bytes > page THEN 'driver'" \
+								  "  WHEN iova & (next_hw - 1) != 0 AND paddr & (next_hw - 1) != 0" \
+								  "   THEN 'iova and paddr misaligned'" \
+								  "  WHEN iova & (next_hw - 1) != 0 THEN 'iova misaligned'" \
+								  "  WHEN paddr & (next_hw - 1) != 0 THEN 'paddr misaligned' ELSE 'driver' END AS reason," \
+								  "  (SELECT MAX(p) FROM sizes WHERE p <= n.size_bytes AND n.hw_bitmap & p" \
+								  "   AND n.paddr & (p - 1) = 0) AS iova_fix_page," \
+								  "  (SELECT MAX(p) FROM sizes WHERE p <= n.size_bytes AND n.hw_bitmap & p" \
+								  "   AND n.iova & (p - 1) = 0) AS paddr_fix_page," \
+								  "  (SELECT MAX(p) FROM sizes WHERE p <= n.size_bytes AND n.hw_bitmap & p) AS both_fix_page" \
+								  "  FROM n)"
 
 /* The fix, over the columns of r. */
 #define FIX \
 	"CASE reason" \
-	" WHEN 'iova misaligned' THEN " SIZE_TEXT("iova_fix_page") " || ' pages need the IOVA ' ||" \
-	"  " SIZE_TEXT("iova_fix_page") " || '-aligned: ' || " REALIGN_IOVA("iova_fix_page") \
-	" WHEN 'paddr misaligned' THEN " SIZE_TEXT("paddr_fix_page") " || ' pages need paddr ' ||" \
-	"  " SIZE_TEXT("paddr_fix_page") " || '-aligned: ' || " PLACE("paddr_fix_page") \
-	" WHEN 'iova and paddr misaligned' THEN " SIZE_TEXT("both_fix_page") \
-	"  || ' pages need the IOVA and paddr ' || " SIZE_TEXT("both_fix_page") " || '-aligned: ' ||" \
-	"  " PLACE("both_fix_page") " || '; ' || " REALIGN_IOVA("both_fix_page") \
-	" WHEN 'driver' THEN 'the driver wrote ' || " SIZE_TEXT("page") " || ' pages where the" \
-	" alignment and the domain''s page sizes allow ' || " SIZE_TEXT("expected_page_bytes") \
-	"  || ': a driver or kernel limit'" \
-	" WHEN 'hardware' THEN CASE WHEN page < possible_page_bytes" \
-	"  THEN 'the domain''s page sizes stop at ' || " SIZE_TEXT("hw_page_bytes") \
-	"   || ' where the IOMMU has ' || " SIZE_TEXT("possible_page_bytes") " || ' pages: ' ||" \
-	"   CASE WHEN sp_off THEN 'boot without intel_iommu=sp_off'" \
-	"    ELSE 'superpages are off for this domain (intel_iommu=sp_off?)' END" \
-	"  ELSE 'this IOMMU has no ' || " SIZE_TEXT("next_ref") " || ' pages' END" \
-	" END"
+	" WHEN 'iova misaligned' THEN " SIZE_TEXT( \
+		"iova_fix_page") " || ' pages need the IOVA ' ||" \
+				 "  " SIZE_TEXT("iova_fix_page") " || '-aligned: ' || " REALIGN_IOVA("iova_fix_page") " WHEN 'paddr misaligned' THEN " SIZE_TEXT( \
+					 "paddr_fix_page") " || ' pages need paddr ' ||" \
+							   "  " SIZE_TEXT("paddr_fix_page") " || '-aligned: ' || " PLACE("paddr_fix_page") " WHEN 'iova and paddr misaligned' THEN " SIZE_TEXT("both_fix_page") "  || ' pages need the IOVA and paddr ' || " SIZE_TEXT( \
+								   "both_fix_page") " || '-aligned: ' ||" \
+										    "  " PLACE("both_fix_page") " || '; ' || " REALIGN_IOVA("both_fix_page") " WHEN 'driver' THEN 'the driver wrote ' || " SIZE_TEXT( \
+											    "page") " || ' pages where the" \
+												    " alignment and the domain''s page sizes allow ' || " SIZE_TEXT( \
+													    "expected_page_bytes") "  || ': a driver or kernel limit'" \
+																   " WHEN 'hardware' THEN CASE WHEN page < possible_page_bytes" \
+																   "  THEN 'the domain''s page sizes stop at ' || " SIZE_TEXT("hw_page_bytes") "   || ' where the IOMMU has ' || " SIZE_TEXT( \
+																	   "possible_page_bytes") " || ' pages: ' ||" \
+																				  "   CASE WHEN sp_off THEN 'boot without intel_iommu=sp_off'" \
+																				  "    ELSE 'superpages are off for this domain (intel_iommu=sp_off?)' END" \
+																				  "  ELSE 'this IOMMU has no ' || " SIZE_TEXT( \
+																					  "next_ref") " || ' pages' END" \
+																						      " END"
 
 /* The columns of audit_align_maps_view after session_id and map_id (r's). */
 #define ALIGN_COLUMNS \
@@ -227,6 +248,8 @@
 	" written_page_bytes, expected_page_bytes, aligned_page_bytes, hw_page_bytes," \
 	" possible_page_bytes, hw_bitmap, hw_source, possible_bitmap, reason, " FIX " AS fix"
 
+/* SQL text, laid out as SQL */
+/* clang-format off */
 const char analyzer_audit_views_sql[] =
 /* Per map: the pages it got (entries, the largest written_page_bytes), the largest page the
  * leaf rule gives it (expected_page_bytes), the largest the alignment of iova and paddr and the
@@ -308,3 +331,4 @@ const char analyzer_audit_views_sql[] =
 /* Per session and BAR with mappings: the windows of audit_bar_view together. */
 "DROP VIEW IF EXISTS audit_bar_summary_view;"
 "CREATE VIEW audit_bar_summary_view AS " AUDIT_BAR_SUMMARY_SQL("audit_bar_view") ";";
+/* clang-format on */

@@ -19,8 +19,8 @@ struct piece {
 
 struct live {
 	int64_t domain;
-	bool known;		/* domain_ptr was not NULL */
-	struct piece *p;	/* sorted by iova, none overlapping */
+	bool known; /* domain_ptr was not NULL */
+	struct piece *p; /* sorted by iova, none overlapping */
 	size_t n, cap;
 };
 
@@ -47,10 +47,10 @@ struct event {
  * rows are read together, the row after them kept for the next map. */
 struct map_reader {
 	sqlite3_stmt *st;
-	int pending;		/* 1: st holds the next map's first row; 0: done; -1: failed */
+	int pending; /* 1: st holds the next map's first row; 0: done; -1: failed */
 	struct summary_page *pages;
 	size_t npages, cap;
-	char *text;		/* the pages' sources, one after another */
+	char *text; /* the pages' sources, one after another */
 	size_t *text_at, used, text_cap;
 };
 
@@ -59,7 +59,8 @@ static struct live *live_of(struct state *s, const struct event *e)
 	struct live *more;
 
 	for (size_t i = 0; i < s->ndomains; i++)
-		if (s->domains[i].known == e->known && (!e->known || s->domains[i].domain == e->domain))
+		if (s->domains[i].known == e->known &&
+		    (!e->known || s->domains[i].domain == e->domain))
 			return &s->domains[i];
 	more = realloc(s->domains, (s->ndomains + 1) * sizeof(*more));
 	if (!more)
@@ -74,16 +75,21 @@ static struct live *live_of(struct state *s, const struct event *e)
 static int emit(struct state *s, const struct live *l, const struct piece *p, uint64_t iova,
 		uint64_t size, int64_t end_ns, int64_t unmap_id, const char *reason)
 {
-	struct piece_row r = {
-		.map_id = p->map_id, .domain = l->domain, .known = l->known, .iova = (int64_t)iova,
-		.paddr = (int64_t)(p->paddr + (iova - p->iova)), .size = (int64_t)size,
-		.mapped_ns = p->mapped_ns, .end_ns = end_ns, .unmap_id = unmap_id,
-		.reason = reason };
+	struct piece_row r = { .map_id = p->map_id,
+			       .domain = l->domain,
+			       .known = l->known,
+			       .iova = (int64_t)iova,
+			       .paddr = (int64_t)(p->paddr + (iova - p->iova)),
+			       .size = (int64_t)size,
+			       .mapped_ns = p->mapped_ns,
+			       .end_ns = end_ns,
+			       .unmap_id = unmap_id,
+			       .reason = reason };
 
 	s->pieces++;
 	if (end_ns >= 0 ? summary_change(s->sum, l->known, l->domain, end_ns, -(int64_t)size,
-					 unmap_id < 0)
-			: summary_live_piece(s->sum, l->known, l->domain, p->map_id))
+					 unmap_id < 0) :
+			  summary_live_piece(s->sum, l->known, l->domain, p->map_id))
 		return -1;
 	return piece_writer_add(s->out, &r);
 }
@@ -173,8 +179,8 @@ static int apply(struct state *s, const struct event *e)
 
 	if (!l)
 		return -1;
-	if (e->unmap ? summary_unmap(s->sum, e->known, e->domain, (int64_t)e->size)
-		     : summary_map(s->sum, e->known, e->domain, e->id, (int64_t)e->iova,
+	if (e->unmap ? summary_unmap(s->sum, e->known, e->domain, (int64_t)e->size) :
+		       summary_map(s->sum, e->known, e->domain, e->id, (int64_t)e->iova,
 				   (int64_t)e->paddr, (int64_t)e->size, e->pages, e->npages))
 		return -1;
 	if (!e->size)
@@ -186,8 +192,11 @@ static int apply(struct state *s, const struct event *e)
 		return -1;
 	if (l->n > (size_t)at)
 		memmove(&l->p[at + 1], &l->p[at], (l->n - (size_t)at) * sizeof(*l->p));
-	l->p[at] = (struct piece){ .iova = e->iova, .size = e->size, .paddr = e->paddr,
-				   .map_id = e->id, .mapped_ns = e->ts_ns };
+	l->p[at] = (struct piece){ .iova = e->iova,
+				   .size = e->size,
+				   .paddr = e->paddr,
+				   .map_id = e->id,
+				   .mapped_ns = e->ts_ns };
 	l->n++;
 	return summary_change(s->sum, l->known, l->domain, e->ts_ns, (int64_t)e->size, false);
 }
@@ -201,12 +210,14 @@ static int next(sqlite3_stmt *st, bool unmap, struct event *e)
 		return 0;
 	if (rc != SQLITE_ROW)
 		return -1;
-	*e = (struct event){
-		.unmap = unmap, .id = sqlite3_column_int64(st, 0), .ts_ns = sqlite3_column_int64(st, 1),
-		.known = sqlite3_column_type(st, 2) != SQLITE_NULL,
-		.domain = sqlite3_column_int64(st, 2), .iova = (uint64_t)sqlite3_column_int64(st, 3),
-		.paddr = (uint64_t)sqlite3_column_int64(st, 4),
-		.size = (uint64_t)sqlite3_column_int64(st, 5) };
+	*e = (struct event){ .unmap = unmap,
+			     .id = sqlite3_column_int64(st, 0),
+			     .ts_ns = sqlite3_column_int64(st, 1),
+			     .known = sqlite3_column_type(st, 2) != SQLITE_NULL,
+			     .domain = sqlite3_column_int64(st, 2),
+			     .iova = (uint64_t)sqlite3_column_int64(st, 3),
+			     .paddr = (uint64_t)sqlite3_column_int64(st, 4),
+			     .size = (uint64_t)sqlite3_column_int64(st, 5) };
 	return 1;
 }
 
@@ -244,9 +255,9 @@ static int keep_page(struct map_reader *r)
 	memcpy(r->text + r->used, source ? source : "", len);
 	r->text_at[r->npages] = r->used;
 	r->used += len;
-	r->pages[r->npages++] = (struct summary_page){
-		.pgsize_bytes = sqlite3_column_int64(r->st, 6),
-		.pgcount = sqlite3_column_int64(r->st, 7) };
+	r->pages[r->npages++] =
+		(struct summary_page){ .pgsize_bytes = sqlite3_column_int64(r->st, 6),
+				       .pgcount = sqlite3_column_int64(r->st, 7) };
 	return 0;
 }
 
@@ -257,13 +268,13 @@ static int next_map(struct map_reader *r, struct event *e)
 
 	if (r->pending <= 0)
 		return r->pending;
-	*e = (struct event){
-		.id = sqlite3_column_int64(r->st, 0), .ts_ns = sqlite3_column_int64(r->st, 1),
-		.known = sqlite3_column_type(r->st, 2) != SQLITE_NULL,
-		.domain = sqlite3_column_int64(r->st, 2),
-		.iova = (uint64_t)sqlite3_column_int64(r->st, 3),
-		.paddr = (uint64_t)sqlite3_column_int64(r->st, 4),
-		.size = (uint64_t)sqlite3_column_int64(r->st, 5) };
+	*e = (struct event){ .id = sqlite3_column_int64(r->st, 0),
+			     .ts_ns = sqlite3_column_int64(r->st, 1),
+			     .known = sqlite3_column_type(r->st, 2) != SQLITE_NULL,
+			     .domain = sqlite3_column_int64(r->st, 2),
+			     .iova = (uint64_t)sqlite3_column_int64(r->st, 3),
+			     .paddr = (uint64_t)sqlite3_column_int64(r->st, 4),
+			     .size = (uint64_t)sqlite3_column_int64(r->st, 5) };
 	r->npages = r->used = 0;
 	if (keep_page(r))
 		return -1;
@@ -281,15 +292,18 @@ static int next_map(struct map_reader *r, struct event *e)
 static int sweep(sqlite3 *db, struct state *s)
 {
 	/* a map's driver rows come together: the join runs per map, in the index's order */
-	struct map_reader mr = { .st = itdb_prepare(db,
-		"SELECT m.map_id, m.ts_ns, m.domain_ptr, m.iova, m.paddr, m.size_bytes,"
-		" d.pgsize_bytes, d.pgcount, d.source FROM maps m"
-		" LEFT JOIN driver_maps d ON d.map_id = m.map_id AND d.op = 'map'"
-		" WHERE m.session_id = ?1 ORDER BY m.ts_ns, m.map_id") };
+	struct map_reader mr = {
+		.st = itdb_prepare(db,
+				   "SELECT m.map_id, m.ts_ns, m.domain_ptr, m.iova, m.paddr, m.size_bytes,"
+				   " d.pgsize_bytes, d.pgcount, d.source FROM maps m"
+				   " LEFT JOIN driver_maps d ON d.map_id = m.map_id AND d.op = 'map'"
+				   " WHERE m.session_id = ?1 ORDER BY m.ts_ns, m.map_id")
+	};
 	sqlite3_stmt *maps = mr.st;
-	sqlite3_stmt *unmaps = itdb_prepare(db,
-		"SELECT unmap_id, ts_ns, domain_ptr, iova, 0, unmapped_bytes FROM unmaps"
-		" WHERE session_id = ?1 ORDER BY ts_ns, unmap_id");
+	sqlite3_stmt *unmaps =
+		itdb_prepare(db,
+			     "SELECT unmap_id, ts_ns, domain_ptr, iova, 0, unmapped_bytes FROM unmaps"
+			     " WHERE session_id = ?1 ORDER BY ts_ns, unmap_id");
 	struct event m, u;
 	int hm = -1, hu = -1, rc = -1;
 
@@ -336,10 +350,11 @@ cleanup:
 
 static int note_done(sqlite3 *db, int64_t sid, uint64_t pieces)
 {
-	sqlite3_stmt *st = itdb_prepare(db,
-		"INSERT OR REPLACE INTO map_pieces_state(session_id, maps, unmaps, pieces)"
-		" VALUES (?1, (SELECT COUNT(*) FROM maps WHERE session_id = ?1),"
-		" (SELECT COUNT(*) FROM unmaps WHERE session_id = ?1), ?2)");
+	sqlite3_stmt *st =
+		itdb_prepare(db,
+			     "INSERT OR REPLACE INTO map_pieces_state(session_id, maps, unmaps, pieces)"
+			     " VALUES (?1, (SELECT COUNT(*) FROM maps WHERE session_id = ?1),"
+			     " (SELECT COUNT(*) FROM unmaps WHERE session_id = ?1), ?2)");
 	int rc;
 
 	if (!st)
@@ -384,11 +399,11 @@ int lifetimes_ensure(sqlite3 *db, int64_t session_id)
 
 	/* a file migrated from before the summaries (version 9) has map_pieces but none of them */
 	st = itdb_prepare(db,
-		"SELECT 1 FROM map_pieces_state p JOIN session_summary s USING (session_id)"
-		" WHERE session_id = ?1"
-		" AND p.maps = (SELECT COUNT(*) FROM maps WHERE session_id = ?1)"
-		" AND p.unmaps = (SELECT COUNT(*) FROM unmaps WHERE session_id = ?1)"
-		" AND s.maps = p.maps AND s.unmaps = p.unmaps");
+			  "SELECT 1 FROM map_pieces_state p JOIN session_summary s USING (session_id)"
+			  " WHERE session_id = ?1"
+			  " AND p.maps = (SELECT COUNT(*) FROM maps WHERE session_id = ?1)"
+			  " AND p.unmaps = (SELECT COUNT(*) FROM unmaps WHERE session_id = ?1)"
+			  " AND s.maps = p.maps AND s.unmaps = p.unmaps");
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, session_id);

@@ -27,10 +27,10 @@ static const struct {
 struct piece_writer {
 	sqlite3 *db;
 	int64_t sid;
-	sqlite3_stmt *insert, *insert_batch;	/* one row; BATCH rows */
+	sqlite3_stmt *insert, *insert_batch; /* one row; BATCH rows */
 	struct piece_row rows[BATCH];
 	size_t nrows;
-	bool dropped[PIECE_INDEXES];	/* piece_indexes set aside for the sweep */
+	bool dropped[PIECE_INDEXES]; /* piece_indexes set aside for the sweep */
 };
 
 /* Our indexes of map_pieces, dropped for the sweep (marked in dropped) and made again after it:
@@ -40,8 +40,9 @@ struct piece_writer {
  * that is not ours. */
 static int drop_piece_indexes(sqlite3 *db, bool *dropped)
 {
-	sqlite3_stmt *st = itdb_prepare(db, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index'"
-				       " AND tbl_name = 'map_pieces' AND name = ?1");
+	sqlite3_stmt *st =
+		itdb_prepare(db, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index'"
+				 " AND tbl_name = 'map_pieces' AND name = ?1");
 	char sql[96];
 
 	if (!st) {
@@ -54,7 +55,7 @@ static int drop_piece_indexes(sqlite3 *db, bool *dropped)
 		sqlite3_reset(st);
 		snprintf(sql, sizeof(sql), "DROP INDEX %s", piece_indexes[i].name);
 		if (dropped[i] && sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK)
-			dropped[i] = false;	/* kept: not to be made again */
+			dropped[i] = false; /* kept: not to be made again */
 	}
 	sqlite3_finalize(st);
 	return 0;
@@ -73,7 +74,8 @@ static int make_piece_indexes(sqlite3 *db, const bool *dropped)
  * a failure lifetimes_compute rolls its savepoint back, the rows this INSERT left with it. */
 static sqlite3_stmt *prepare_insert(sqlite3 *db, size_t rows)
 {
-	static const char head[] = "INSERT OR FAIL INTO map_pieces(session_id, map_id, domain_ptr,"
+	static const char head[] =
+		"INSERT OR FAIL INTO map_pieces(session_id, map_id, domain_ptr,"
 		" iova, paddr, size_bytes, mapped_ns, unmapped_ns, unmap_id, end_reason) VALUES ";
 	static const char row[] = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?),";
 	char sql[sizeof(head) + BATCH * (sizeof(row) - 1)];
@@ -82,7 +84,7 @@ static sqlite3_stmt *prepare_insert(sqlite3 *db, size_t rows)
 	memcpy(sql, head, used);
 	for (size_t i = 0; i < rows; i++, used += sizeof(row) - 1)
 		memcpy(sql + used, row, sizeof(row) - 1);
-	sql[used - 1] = '\0';	/* the last comma */
+	sql[used - 1] = '\0'; /* the last comma */
 	return itdb_prepare(db, sql);
 }
 
@@ -128,7 +130,7 @@ static int flush(struct piece_writer *s)
 static int has_pieces_table(sqlite3 *db)
 {
 	sqlite3_stmt *st = itdb_prepare(db, "SELECT 1 FROM sqlite_master WHERE type = 'table'"
-				       " AND name = 'map_pieces'");
+					    " AND name = 'map_pieces'");
 	int rc;
 
 	if (!st)

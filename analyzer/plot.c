@@ -16,21 +16,21 @@
 #include "common/untrusted_text.h"
 #include "analyzer/plot.h"
 
-#define MAX_DOMAINS 8	/* footprint: the domains with the largest peaks get a line */
-#define MAX_SERIES 12	/* throughput, latency: runs drawn, this one first among its kind */
+#define MAX_DOMAINS 8 /* footprint: the domains with the largest peaks get a line */
+#define MAX_SERIES 12 /* throughput, latency: runs drawn, this one first among its kind */
 
 struct plot {
 	sqlite3 *db;
 	int64_t session_id;
 	const char *dir;
-	char work[PATH_MAX];	/* DIR/.iommutrace-plot-XXXXXX: the figures until they are done */
+	char work[PATH_MAX]; /* DIR/.iommutrace-plot-XXXXXX: the figures until they are done */
 	char gnuplot[PATH_MAX];
 	int made;
 };
 
 /* One figure's files while they are written: DIR/NAME.dat and DIR/NAME.gp. */
 struct figure {
-	char name[64];		/* session-N-WHAT */
+	char name[64]; /* session-N-WHAT */
 	FILE *dat, *gp;
 };
 
@@ -51,7 +51,8 @@ static int find_gnuplot(struct plot *p)
 		if (executable_file(env) && realpath(env, p->gnuplot))
 			return 0;
 		log_error("--plot: IOMMUTRACE_GNUPLOT=%s is not an executable file: unset it to use"
-			  " gnuplot from PATH, or install gnuplot: apt-get install gnuplot-nox", env);
+			  " gnuplot from PATH, or install gnuplot: apt-get install gnuplot-nox",
+			  env);
 		return -1;
 	}
 	for (const char *dir = path ? path : "/usr/bin:/bin"; dir;) {
@@ -62,8 +63,8 @@ static int find_gnuplot(struct plot *p)
 		 * files the user running iommutrace (root) need not trust */
 		if (n && *dir == '/' &&
 		    snprintf(candidate, sizeof(candidate), "%.*s/gnuplot", n, dir) <
-		    (int)sizeof(candidate) && executable_file(candidate) &&
-		    realpath(candidate, p->gnuplot))
+			    (int)sizeof(candidate) &&
+		    executable_file(candidate) && realpath(candidate, p->gnuplot))
 			return 0;
 		dir = colon ? colon + 1 : NULL;
 	}
@@ -86,14 +87,18 @@ static int make_dirs(struct plot *p)
 	}
 	if (lstat(p->dir, &st) || !S_ISDIR(st.st_mode)) {
 		log_error("--plot %s: %s: give a folder (made when absent)", p->dir,
-			  S_ISLNK(st.st_mode) ? "is a symbolic link, which iommutrace does not write"
-			  " through" : "exists and is not a folder");
+			  S_ISLNK(st.st_mode) ?
+				  "is a symbolic link, which iommutrace does not write"
+				  " through" :
+				  "exists and is not a folder");
 		return -1;
 	}
 	if ((size_t)snprintf(p->work, sizeof(p->work), "%s/.iommutrace-plot-XXXXXX", p->dir) >=
-	    sizeof(p->work) - 64 || !mkdtemp(p->work)) {
+		    sizeof(p->work) - 64 ||
+	    !mkdtemp(p->work)) {
 		log_error("--plot %s: cannot make a folder in it: %s", p->dir,
-			  strlen(p->dir) >= sizeof(p->work) - 96 ? "path too long" : strerror(errno));
+			  strlen(p->dir) >= sizeof(p->work) - 96 ? "path too long" :
+								   strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -264,12 +269,15 @@ static int plot_pages(struct plot *p)
 		sqlite3_finalize(st);
 		return rc == SQLITE_ROW || !stepped_to_end(p, rc, "driver_maps") ? -1 : 0;
 	}
-	fprintf(fig.dat, "# session %lld: IOMMU pages mapped per page size (driver_maps rows of"
-		" op 'map')\n# page_size pgsize_bytes observed derived\n", (long long)p->session_id);
+	fprintf(fig.dat,
+		"# session %lld: IOMMU pages mapped per page size (driver_maps rows of"
+		" op 'map')\n# page_size pgsize_bytes observed derived\n",
+		(long long)p->session_id);
 	for (; rc == SQLITE_ROW; rc = sqlite3_step(st))
 		fprintf(fig.dat, "\"%s\" %lld %lld %lld\n",
 			human_size((uint64_t)sqlite3_column_int64(st, 0), size),
-			(long long)sqlite3_column_int64(st, 0), (long long)sqlite3_column_int64(st, 1),
+			(long long)sqlite3_column_int64(st, 0),
+			(long long)sqlite3_column_int64(st, 1),
 			(long long)sqlite3_column_int64(st, 2));
 	sqlite3_finalize(st);
 	/* clustered boxes of two series sit at -1/6 and +1/6 of their cluster's centre; a zero count
@@ -316,7 +324,7 @@ static const char span_sql[] =
 	"  WHERE session_id = ?1)), end_mono_ns FROM sessions WHERE session_id = ?1";
 
 struct domain_line {
-	bool known;		/* domain_ptr not NULL */
+	bool known; /* domain_ptr not NULL */
 	int64_t ptr;
 	char label[160];
 };
@@ -350,11 +358,11 @@ static int pick_domains(struct plot *p, struct domain_line *lines, int *n, int *
 		l->ptr = sqlite3_column_int64(st, 0);
 		if (l->known)
 			snprintf(l->label, sizeof(l->label), "domain %#llx%s%s%s",
-				 (unsigned long long)l->ptr, devices ? " (" : "", devices ? devices : "",
-				 devices ? ")" : "");
+				 (unsigned long long)l->ptr, devices ? " (" : "",
+				 devices ? devices : "", devices ? ")" : "");
 		else
 			snprintf(l->label, sizeof(l->label), "domain unknown");
-		text_for_terminal(l->label);	/* devices come from the database */
+		text_for_terminal(l->label); /* devices come from the database */
 		if (sqlite3_column_int64(st, 1) > *peak)
 			*peak = sqlite3_column_int64(st, 1);
 		(*n)++;
@@ -384,13 +392,13 @@ static int read_span(struct plot *p, int64_t *t0, bool *has_end, int64_t *end)
 	return -1;
 }
 
-static const struct domain_line *line_of(const struct domain_line *lines, int n,
-					  sqlite3_stmt *st)
+static const struct domain_line *line_of(const struct domain_line *lines, int n, sqlite3_stmt *st)
 {
 	bool known = sqlite3_column_type(st, 0) != SQLITE_NULL;
 
 	for (int i = 0; i < n; i++)
-		if (lines[i].known == known && (!known || lines[i].ptr == sqlite3_column_int64(st, 0)))
+		if (lines[i].known == known &&
+		    (!known || lines[i].ptr == sqlite3_column_int64(st, 0)))
 			return &lines[i];
 	return NULL;
 }
@@ -407,7 +415,8 @@ static int write_live(struct plot *p, struct figure *fig, const struct domain_li
 
 	if (!st)
 		return -1;
-	fprintf(fig->dat, "# session %lld: live IOMMU-mapped bytes per domain (live_bytes_view),"
+	fprintf(fig->dat,
+		"# session %lld: live IOMMU-mapped bytes per domain (live_bytes_view),"
 		" after each change; time from the session's start\n# seconds live_bytes\n",
 		(long long)p->session_id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -439,8 +448,13 @@ static int plot_footprint(struct plot *p)
 {
 	struct domain_line lines[MAX_DOMAINS];
 	const struct domain_line *order[MAX_DOMAINS];
-	static const struct { int64_t bytes; const char *name; } units[] = {
-		{ 1LL << 30, "GiB" }, { 1LL << 20, "MiB" }, { 1LL << 10, "KiB" }, { 1, "bytes" } };
+	static const struct {
+		int64_t bytes;
+		const char *name;
+	} units[] = { { 1LL << 30, "GiB" },
+		      { 1LL << 20, "MiB" },
+		      { 1LL << 10, "KiB" },
+		      { 1, "bytes" } };
 	int n, total, blocks, u = 0;
 	int64_t peak, t0 = 0, end = 0;
 	bool has_end = false;
@@ -463,8 +477,8 @@ static int plot_footprint(struct plot *p)
 		"set yrange [0:*]\n"
 		"set key below\n"
 		"plot ",
-		(long long)p->session_id,
-		total > n ? " (the domains with the largest peaks)" : "", units[u].name);
+		(long long)p->session_id, total > n ? " (the domains with the largest peaks)" : "",
+		units[u].name);
 	for (int i = 0; i < blocks; i++) {
 		fprintf(fig.gp, "%s\"%s.dat\" index %d using 1:($2 / %lld) with steps lw 2 title ",
 			i ? ", \\\n     " : "", fig.name, i, (long long)units[u].bytes);
@@ -501,7 +515,7 @@ struct run_key {
 struct series {
 	int64_t session_id;
 	char engine[16], iommu[16], state[8];
-	int first, count;	/* its rows in struct run_rows */
+	int first, count; /* its rows in struct run_rows */
 };
 
 struct run_row {
@@ -515,10 +529,10 @@ struct run_rows {
 	int nrows;
 	struct series series[MAX_SERIES];
 	int nseries, total_series;
-	int64_t last_session;	/* of the row read last */
-	double peak_gb_per_s;	/* of this run's devices, 0 when unknown */
+	int64_t last_session; /* of the row read last */
+	double peak_gb_per_s; /* of this run's devices, 0 when unknown */
 	double max_gb_per_s;
-	double mean_us[2], p99_us[2];	/* the smallest and the largest; {0, 0}: none */
+	double mean_us[2], p99_us[2]; /* the smallest and the largest; {0, 0}: none */
 	int64_t min_qd, max_qd;
 };
 
@@ -633,8 +647,10 @@ static int read_series(struct plot *p, const struct run_key *k, struct run_rows 
 
 static const char *engine_color(const char *engine)
 {
-	return !strcmp(engine, "uio") ? "#1b9e77" : !strcmp(engine, "vfio") ? "#d95f02" :
-	       !strcmp(engine, "uring") ? "#7570b3" : "#e7298a";
+	return !strcmp(engine, "uio")	? "#1b9e77" :
+	       !strcmp(engine, "vfio")	? "#d95f02" :
+	       !strcmp(engine, "uring") ? "#7570b3" :
+					  "#e7298a";
 }
 
 /* "vfio, IOMMU on, session 2 (this run)". */
@@ -646,14 +662,16 @@ static void series_title(const struct plot *p, const struct series *s, char *out
 		 *s->state ? s->state : "unknown", detail ? " (" : "", detail ? s->iommu : "",
 		 detail ? ")" : "", (long long)s->session_id,
 		 s->session_id == p->session_id ? " (this run)" : "");
-	text_for_terminal(out);	/* engine and IOMMU state come from the database */
+	text_for_terminal(out); /* engine and IOMMU state come from the database */
 }
 
 /* The style of a series: colour by engine, dashed with the IOMMU on, thicker for this run. */
 static void series_style(const struct plot *p, const struct series *s, FILE *gp)
 {
 	fprintf(gp, "lc rgb \"%s\" dt %d lw %s pt 7 ps %s", engine_color(s->engine),
-		!strcmp(s->state, "off") ? 1 : !strcmp(s->state, "on") ? 2 : 3,
+		!strcmp(s->state, "off") ? 1 :
+		!strcmp(s->state, "on")	 ? 2 :
+					   3,
 		s->session_id == p->session_id ? "3" : "1.5",
 		s->session_id == p->session_id ? "1.2" : "0.8");
 }
@@ -710,7 +728,8 @@ static void write_plot_command(const struct plot *p, const struct run_rows *rr,
 	}
 	fputc('\n', gp);
 	if (rr->total_series > rr->nseries)
-		fprintf(gp, "# %d of the %d comparable runs drawn\n", rr->nseries, rr->total_series);
+		fprintf(gp, "# %d of the %d comparable runs drawn\n", rr->nseries,
+			rr->total_series);
 }
 
 /* "randread of 4 KiB into hugetlb2m, 1 device" */
@@ -721,14 +740,16 @@ static void run_caption(const struct run_key *k, char *out, size_t len)
 	snprintf(out, len, "%s of %s into %s, %lld device%s", k->workload,
 		 human_size((uint64_t)k->bs, bs), k->buffer, (long long)k->devices,
 		 k->devices == 1 ? "" : "s");
-	text_for_terminal(out);	/* workload and buffer come from the database */
+	text_for_terminal(out); /* workload and buffer come from the database */
 }
 
 static void write_axes(const struct run_rows *rr, FILE *gp)
 {
-	fprintf(gp, "set xlabel \"queue depth per device (log scale)\"\n"
+	fprintf(gp,
+		"set xlabel \"queue depth per device (log scale)\"\n"
 		"set logscale x 2\n"
-		"set xrange [%g:%g]\n", (double)rr->min_qd / 1.5, (double)rr->max_qd * 1.5);
+		"set xrange [%g:%g]\n",
+		(double)rr->min_qd / 1.5, (double)rr->max_qd * 1.5);
 }
 
 static void write_throughput_script(const struct plot *p, const struct run_key *k,
@@ -738,28 +759,33 @@ static void write_throughput_script(const struct plot *p, const struct run_key *
 	char caption[160];
 
 	run_caption(k, caption, sizeof(caption));
-	fprintf(fig->gp, "set title \"Session %lld: throughput against queue depth, IOMMU off and"
-		" on\\n\" . ", (long long)p->session_id);
+	fprintf(fig->gp,
+		"set title \"Session %lld: throughput against queue depth, IOMMU off and"
+		" on\\n\" . ",
+		(long long)p->session_id);
 	gnuplot_string(fig->gp, caption);
 	fputs(" . \"; error bars: standard deviation of the repeats\"\n", fig->gp);
 	write_axes(rr, fig->gp);
 	/* IOPS on the right: the same curves, as bandwidth is IOPS x the block size, so both axes
 	 * run from 0 to the same point (gnuplot 5.4's `set link y2` draws no tics here) */
 	top = top > 0 ? top * 1.15 : 1;
-	fprintf(fig->gp, "set ylabel \"throughput (GB/s, 10^9 bytes/s)\"\n"
+	fprintf(fig->gp,
+		"set ylabel \"throughput (GB/s, 10^9 bytes/s)\"\n"
 		"set yrange [0:%g]\n"
 		"set ytics nomirror\n"
 		"set y2label \"IOPS, all devices\"\n"
 		"set y2range [0:%g]\n"
 		"set y2tics\n"
 		"set format y2 \"%%.0f\"\n"
-		"set key bottom right\n", top, top * 1e9 / (double)k->bs);
+		"set key bottom right\n",
+		top, top * 1e9 / (double)k->bs);
 	if (rr->peak_gb_per_s > 0)
-		fprintf(fig->gp, "set arrow from graph 0, first %g to graph 1, first %g nohead dt 3"
+		fprintf(fig->gp,
+			"set arrow from graph 0, first %g to graph 1, first %g nohead dt 3"
 			" lc rgb \"gray40\"\n"
 			"set label \"peak of these devices in this database\" at graph 0.02, first %g"
-			" offset 0,0.7 tc rgb \"gray40\"\n", rr->peak_gb_per_s, rr->peak_gb_per_s,
-			rr->peak_gb_per_s);
+			" offset 0,0.7 tc rgb \"gray40\"\n",
+			rr->peak_gb_per_s, rr->peak_gb_per_s, rr->peak_gb_per_s);
 	write_plot_command(p, rr, fig, "1:4:5 with yerrorlines", fig->gp);
 }
 
@@ -768,10 +794,13 @@ static void write_latency_axis(FILE *gp, const char *which, const double range[2
 {
 	bool log_scale = range[0] > 0 && range[1] >= 10 * range[0];
 
-	fprintf(gp, "set title \"%s\"\n"
+	fprintf(gp,
+		"set title \"%s\"\n"
 		"%s\n"
-		"set ylabel \"%s latency (µs%s)\"\n", which,
-		log_scale ? "set logscale y\nset yrange [*:*]" : "unset logscale y\nset yrange [0:*]",
+		"set ylabel \"%s latency (µs%s)\"\n",
+		which,
+		log_scale ? "set logscale y\nset yrange [*:*]" :
+			    "unset logscale y\nset yrange [0:*]",
 		which, log_scale ? ", log scale" : "");
 }
 
@@ -783,13 +812,16 @@ static void write_latency_script(const struct plot *p, const struct run_key *k,
 	char caption[160];
 
 	run_caption(k, caption, sizeof(caption));
-	fprintf(fig->gp, "set multiplot layout 1,%d title \"Session %lld: latency against queue"
-		" depth, IOMMU off and on\\n\" . ", p99 ? 2 : 1, (long long)p->session_id);
+	fprintf(fig->gp,
+		"set multiplot layout 1,%d title \"Session %lld: latency against queue"
+		" depth, IOMMU off and on\\n\" . ",
+		p99 ? 2 : 1, (long long)p->session_id);
 	gnuplot_string(fig->gp, caption);
 	fputc('\n', fig->gp);
 	write_axes(rr, fig->gp);
 	fputs("set offsets 0, 0, graph 0.1, 0\n"
-	      "set key top left\n", fig->gp);
+	      "set key top left\n",
+	      fig->gp);
 	write_latency_axis(fig->gp, "mean", rr->mean_us);
 	write_plot_command(p, rr, fig, "1:2 with linespoints", fig->gp);
 	if (p99) {
@@ -806,9 +838,11 @@ static int plot_throughput(struct plot *p, const struct run_key *k, const struct
 
 	if (figure_open(p, &fig, "throughput", 1000, 650))
 		return -1;
-	fprintf(fig.dat, "# session %lld and the comparable runs (runs_view): per queue depth the"
+	fprintf(fig.dat,
+		"# session %lld and the comparable runs (runs_view): per queue depth the"
 		" mean over the repeats and its standard deviation\n"
-		"# qd iops iops_stddev gb_per_s gb_per_s_stddev\n", (long long)p->session_id);
+		"# qd iops iops_stddev gb_per_s gb_per_s_stddev\n",
+		(long long)p->session_id);
 	write_blocks(p, rr, fig.dat, throughput_row);
 	write_throughput_script(p, k, rr, &fig);
 	return figure_draw(p, &fig, false);
@@ -823,8 +857,10 @@ static int plot_latency(struct plot *p, const struct run_key *k, const struct ru
 		return 0;
 	if (figure_open(p, &fig, "latency", 1300, 600))
 		return -1;
-	fprintf(fig.dat, "# session %lld and the comparable runs (runs_view): latency per queue"
-		" depth in microseconds\n# qd mean_us p99_us\n", (long long)p->session_id);
+	fprintf(fig.dat,
+		"# session %lld and the comparable runs (runs_view): latency per queue"
+		" depth in microseconds\n# qd mean_us p99_us\n",
+		(long long)p->session_id);
 	write_blocks(p, rr, fig.dat, latency_row);
 	write_latency_script(p, k, rr, &fig);
 	return figure_draw(p, &fig, false);

@@ -105,9 +105,9 @@ static const char *text_cell(sqlite3_stmt *st, int i, enum column_kind kind, cha
 
 struct text_table {
 	int ncols;
-	char **cells;		/* row-major; the header first */
-	size_t nrows, cap;	/* rows, header included */
-	bool *numeric;		/* per column: right-aligned */
+	char **cells; /* row-major; the header first */
+	size_t nrows, cap; /* rows, header included */
+	bool *numeric; /* per column: right-aligned */
 };
 
 static int table_add(struct text_table *t, int col, const char *s)
@@ -126,7 +126,7 @@ static int table_add(struct text_table *t, int col, const char *s)
 	t->cells[at] = strdup(s ? s : "");
 	if (!t->cells[at])
 		return -1;
-	text_for_terminal(t->cells[at]);	/* no escape sequence, no line break to tear it */
+	text_for_terminal(t->cells[at]); /* no escape sequence, no line break to tear it */
 	return 0;
 }
 
@@ -189,7 +189,8 @@ static long render_text(struct render *r, sqlite3_stmt *st, const char *title)
 
 			if (type == SQLITE_INTEGER || type == SQLITE_FLOAT)
 				t.numeric[c] = true;
-			if (table_add(&t, c, text_cell(st, c, kind_of(sqlite3_column_name(st, c)), buf)))
+			if (table_add(&t, c,
+				      text_cell(st, c, kind_of(sqlite3_column_name(st, c)), buf)))
 				goto oom;
 		}
 		t.nrows++;
@@ -291,7 +292,8 @@ static long render_csv(struct render *r, sqlite3_stmt *st, const char *name, con
 			int type = sqlite3_column_type(st, c);
 
 			fputs(c ? "," : "", r->f);
-			if (type == SQLITE_INTEGER && kind_of(sqlite3_column_name(st, c)) == COL_HEX) {
+			if (type == SQLITE_INTEGER &&
+			    kind_of(sqlite3_column_name(st, c)) == COL_HEX) {
 				snprintf(buf, sizeof(buf), "0x%llx",
 					 (unsigned long long)sqlite3_column_int64(st, c));
 				fputs(buf, r->f);
@@ -318,7 +320,7 @@ long render_statement(struct render *r, sqlite3_stmt *st, const char *name, cons
 	close_section(r);
 	rows = r->format == RENDER_TEXT ? render_text(r, st, title) :
 	       r->format == RENDER_JSON ? render_json(r, st, name, title) :
-	       render_csv(r, st, name, title);
+					  render_csv(r, st, name, title);
 	r->in_section = true;
 	if (rows < 0) {
 		log_error("reading '%s': %s", title, sqlite3_errmsg(sqlite3_db_handle(st)));
@@ -355,7 +357,7 @@ void render_note(struct render *r, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	if (r->format != RENDER_JSON)	/* a note may quote the database */
+	if (r->format != RENDER_JSON) /* a note may quote the database */
 		text_for_terminal(line);
 	switch (r->format) {
 	case RENDER_TEXT:

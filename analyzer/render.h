@@ -27,10 +27,10 @@ struct render {
 	enum render_format format;
 	FILE *f;
 	struct json_writer json;
-	bool in_section;	/* JSON: a section object is open */
-	bool notes_open;	/* JSON: its notes array is open */
+	bool in_section; /* JSON: a section object is open */
+	bool notes_open; /* JSON: its notes array is open */
 	bool failed;
-	int sections;		/* rendered so far */
+	int sections; /* rendered so far */
 };
 
 /**

@@ -13,11 +13,11 @@
 #include "analyzer/runs.h"
 
 struct section {
-	const char *name;	/* for JSON and CSV */
+	const char *name; /* for JSON and CSV */
 	const char *title;
 	const char *view;
-	const char *columns;	/* after session_id, which text leaves out (the header says) */
-	const char *order;	/* NULL: the view's own, kept in report_rows */
+	const char *columns; /* after session_id, which text leaves out (the header says) */
+	const char *order; /* NULL: the view's own, kept in report_rows */
 	/* the notes the rows need, read from report_rows */
 	void (*notes)(struct render *r, sqlite3 *db, int64_t sid);
 };
@@ -89,10 +89,11 @@ static int capture_mode(sqlite3 *db, int64_t sid, char *buf, size_t len)
 
 static int session_title(sqlite3 *db, int64_t sid, char *buf, size_t len)
 {
-	sqlite3_stmt *st = itdb_prepare(db,
-		"SELECT kind, capture, command, source_path, kernel_release, duration_s,"
-		" events_total, events_lost, complete FROM report_session_view"
-		" WHERE session_id = ?1");
+	sqlite3_stmt *st =
+		itdb_prepare(db,
+			     "SELECT kind, capture, command, source_path, kernel_release, duration_s,"
+			     " events_total, events_lost, complete FROM report_session_view"
+			     " WHERE session_id = ?1");
 	const char *command, *source, *release;
 	char duration[32], lost[32], mode[64];
 	size_t used;
@@ -163,15 +164,15 @@ static void session_notes(struct render *r, sqlite3 *db, int64_t sid)
 {
 	if (session_is(r, db, sid, "complete = 0") > 0)
 		render_note(r, "the session is incomplete: its recorder was killed, or is still "
-			    "recording; duration, churn and losses are unknown (losses are "
-			    "written at the end)");
+			       "recording; duration, churn and losses are unknown (losses are "
+			       "written at the end)");
 	if (session_is(r, db, sid, "kind = 'import'") > 0)
 		render_note(r, "an import: timestamps in the file's trace clock; ftrace records "
-			    "no domains and no driver page sizes, so pages are derived by the "
-			    "leaf rule");
+			       "no domains and no driver page sizes, so pages are derived by the "
+			       "leaf rule");
 	else if (session_is(r, db, sid, "capture = 'tracefs'") > 0)
 		render_note(r, "a tracefs capture: no domains and no driver page sizes, so pages "
-			    "are derived by the leaf rule");
+			       "are derived by the leaf rule");
 }
 
 static void probes_notes(struct render *r, sqlite3 *db, int64_t sid)
@@ -180,24 +181,24 @@ static void probes_notes(struct render *r, sqlite3 *db, int64_t sid)
 		return;
 	if (rows_where(r, db, "role = 'driver-map-range' AND attached") > 0)
 		render_note(r, "driver-map-range probes (Linux 7.1+) see a range, not its page "
-			    "size: the pages of those maps are derived by the leaf rule");
+			       "size: the pages of those maps are derived by the leaf rule");
 	else if (rows_where(r, db, "role = 'driver-map' AND attached") == 0)
 		render_note(r, "no driver map_pages probe attached: page sizes are derived by the "
-			    "leaf rule, not observed");
+			       "leaf rule, not observed");
 }
 
 static void domains_notes(struct render *r, sqlite3 *db, int64_t sid)
 {
 	if (rows_where(r, db, "domain IS NULL") > 0)
 		render_note(r, "the row without a domain: maps and unmaps whose domain is unknown "
-			    "(tracefs capture, import, or no domain probe)");
+			       "(tracefs capture, import, or no domain probe)");
 	if (rows_where(r, db, "domain = 'all' AND pages > 0") > 0)
 		render_note(r, "pages counts the leaf page-table entries written for these maps "
-			    "(a 2 MiB page is one): observed in the driver's map_pages calls, "
-			    "derived by the leaf rule, or mixed");
+			       "(a 2 MiB page is one): observed in the driver's map_pages calls, "
+			       "derived by the leaf rule, or mixed");
 	if (rows_where(r, db, "domain IS NOT 'all' AND unmapped_bytes > map_bytes") > 0)
 		render_note(r, "unmapped_bytes above map_bytes: unmaps of what was mapped before "
-			    "the session started");
+			       "the session started");
 }
 
 static void live_notes(struct render *r, sqlite3 *db, int64_t sid)
@@ -207,10 +208,12 @@ static void live_notes(struct render *r, sqlite3 *db, int64_t sid)
 	int rc;
 
 	if (rows_where(r, db, "domain IS NOT 'all'") > 0)
-		render_note(r, "live bytes from map_pieces: each map's lifetime, split where part "
+		render_note(r,
+			    "live bytes from map_pieces: each map's lifetime, split where part "
 			    "of it was unmapped; what was mapped before the session is not seen");
 	if (rows_where(r, db, "domain = 'all' AND remapped_bytes > 0") > 0)
-		render_note(r, "remapped_bytes were mapped over while still mapped: their unmap "
+		render_note(r,
+			    "remapped_bytes were mapped over while still mapped: their unmap "
 			    "was not seen (lost, or not traced), and the old mapping ends there");
 	st = itdb_prepare(db, "SELECT duration_s FROM report_session_view WHERE session_id = ?1");
 	if (!st) {
@@ -224,7 +227,7 @@ static void live_notes(struct render *r, sqlite3 *db, int64_t sid)
 		r->failed = true;
 	} else if (rc != SQLITE_ROW || sqlite3_column_type(st, 0) == SQLITE_NULL) {
 		render_note(r, "no churn: the session has no duration (incomplete, or an import "
-			    "without events)");
+			       "without events)");
 	} else if (sqlite3_column_double(st, 0) <= 0) {
 		render_note(r, "no churn: the session's events share one timestamp (duration 0)");
 	} else {
@@ -239,7 +242,7 @@ static void call_sizes_notes(struct render *r, sqlite3 *db, int64_t sid)
 {
 	if (rows_where(r, db, "1") > 0)
 		render_note(r, "call_size_bytes is each iommu:map call's size rounded up to a "
-			    "power of two (16 KiB: more than 8 KiB, up to 16 KiB)");
+			       "power of two (16 KiB: more than 8 KiB, up to 16 KiB)");
 }
 
 static void page_sizes_notes(struct render *r, sqlite3 *db, int64_t sid)
@@ -247,8 +250,8 @@ static void page_sizes_notes(struct render *r, sqlite3 *db, int64_t sid)
 	if (rows_where(r, db, "1") <= 0)
 		return;
 	render_note(r, "observed pages are as the driver's map_pages was called; derived ones "
-		    "follow the leaf rule: the largest of the domain's page sizes that IOVA and "
-		    "physical address are both aligned to and that fits");
+		       "follow the leaf rule: the largest of the domain's page sizes that IOVA and "
+		       "physical address are both aligned to and that fits");
 	render_note(r, "bytes_pct is the share of the domain's page bytes");
 }
 
@@ -257,7 +260,8 @@ static void live_mappings_notes(struct render *r, sqlite3 *db, int64_t sid)
 	int64_t n = rows_where(r, db, "1");
 
 	if (r->format == RENDER_TEXT && n > REPORT_TEXT_LIVE_MAPPINGS)
-		render_note(r, "%" PRId64 " more: --json or --csv lists all, as does 'SELECT * "
+		render_note(r,
+			    "%" PRId64 " more: --json or --csv lists all, as does 'SELECT * "
 			    "FROM report_live_mappings_view WHERE session_id = %" PRId64 "'",
 			    n - REPORT_TEXT_LIVE_MAPPINGS, sid);
 	if (rows_where(r, db, "live_bytes < size_bytes") > 0)
@@ -274,52 +278,58 @@ static void map_runs_notes(struct render *r, sqlite3 *db, int64_t sid)
 {
 	if (rows_where(r, db, "1") > 0)
 		render_note(r, "pages_agree is 1 when the driver wrote, over all mappings, the "
-			    "pages the leaf rule expects from the buffer's physical runs "
-			    "(map_pages_check_view); empty when no page sizes were known to "
-			    "expect any");
+			       "pages the leaf rule expects from the buffer's physical runs "
+			       "(map_pages_check_view); empty when no page sizes were known to "
+			       "expect any");
 }
 
 static void io_runs_notes(struct render *r, sqlite3 *db, int64_t sid)
 {
 	if (rows_where(r, db, "1") > 0)
 		render_note(r, "best_iops is the highest mean IOPS of all devices together "
-			    "(io_total_view), at queue depth best_qd");
+			       "(io_total_view), at queue depth best_qd");
 }
 
 static const struct section sections[REPORT_SECTIONS] = {
 	[REPORT_SESSION] = { "session", NULL, "report_session_view",
-		"kind, capture, hostname, kernel_release, duration_s, events_total, events_lost,"
-		" complete, end_reason, command_exit_status, command, source_path",
-		NULL, session_notes },
-	[REPORT_AGGREGATES] = { "aggregates", "aggregated calls per domain, call size and page size", "report_aggregates_view", AGGREGATES_SECTION_COLUMNS, NULL, aggregate_notes },
+			     "kind, capture, hostname, kernel_release, duration_s, events_total, events_lost,"
+			     " complete, end_reason, command_exit_status, command, source_path",
+			     NULL, session_notes },
+	[REPORT_AGGREGATES] = { "aggregates",
+				"aggregated calls per domain, call size and page size",
+				"report_aggregates_view", AGGREGATES_SECTION_COLUMNS, NULL,
+				aggregate_notes },
 	[REPORT_PROBES] = { "probes", "which probes attached, how, and why the others did not",
-		"report_probes_view", "role, attached, mechanism, probes, reason, targets",
-		NULL, probes_notes },
+			    "report_probes_view",
+			    "role, attached, mechanism, probes, reason, targets", NULL,
+			    probes_notes },
 	[REPORT_DOMAINS] = { "domains", "maps, unmaps and page-table entries per IOMMU domain",
-		"report_domains_view", "domain, type, pgsize_bitmap, maps, map_bytes, unmaps,"
-		" unmapped_bytes, pages, pages_source, devices",
-		"domain IS 'all', domain", domains_notes },
+			     "report_domains_view",
+			     "domain, type, pgsize_bitmap, maps, map_bytes, unmaps,"
+			     " unmapped_bytes, pages, pages_source, devices",
+			     "domain IS 'all', domain", domains_notes },
 	[REPORT_LIVE] = { "live", "live bytes and churn per domain", "report_live_view",
-		"domain, peak_live_bytes, end_live_bytes, live_maps, remapped_bytes, maps_per_s,"
-		" map_bytes_per_s", "domain IS 'all', domain", live_notes },
-	[REPORT_CALL_SIZES] = { "call_sizes", "map call sizes per domain",
-		"report_call_sizes_view", "domain, call_size_bytes, maps, map_bytes",
-		"domain, call_size_bytes", call_sizes_notes },
+			  "domain, peak_live_bytes, end_live_bytes, live_maps, remapped_bytes, maps_per_s,"
+			  " map_bytes_per_s",
+			  "domain IS 'all', domain", live_notes },
+	[REPORT_CALL_SIZES] = { "call_sizes", "map call sizes per domain", "report_call_sizes_view",
+				"domain, call_size_bytes, maps, map_bytes",
+				"domain, call_size_bytes", call_sizes_notes },
 	[REPORT_PAGE_SIZES] = { "page_sizes", "page sizes per domain", "report_page_sizes_view",
-		"domain, pgsize_bytes, source, pages, map_bytes, bytes_pct",
-		"domain, pgsize_bytes, source", page_sizes_notes },
+				"domain, pgsize_bytes, source, pages, map_bytes, bytes_pct",
+				"domain, pgsize_bytes, source", page_sizes_notes },
 	[REPORT_LIVE_MAPPINGS] = { "live_mappings", "mappings never unmapped",
-		"report_live_mappings_view",
-		"map_id, domain, iova, paddr, size_bytes, live_bytes, mapped_at_s, comm",
-		"map_id", live_mappings_notes },
+				   "report_live_mappings_view",
+				   "map_id, domain, iova, paddr, size_bytes, live_bytes, mapped_at_s, comm",
+				   "map_id", live_mappings_notes },
 	[REPORT_LOSSES] = { "losses", "lost events", "report_losses_view",
-		"event, reason, lost, meaning, cpus", "event, reason", losses_notes },
+			    "event, reason, lost, meaning, cpus", "event, reason", losses_notes },
 	[REPORT_MAP_RUNS] = { "map_runs", "map run", "report_map_runs_view",
-		"mapper, device, buffer, size_bytes, repeat_count, maps_done, pages_agree",
-		NULL, map_runs_notes },
+			      "mapper, device, buffer, size_bytes, repeat_count, maps_done, pages_agree",
+			      NULL, map_runs_notes },
 	[REPORT_IO_RUNS] = { "io_runs", "io run", "report_io_runs_view",
-		"engine, workload, bs_bytes, buffer, devices, qds, best_iops, best_qd",
-		NULL, io_runs_notes },
+			     "engine, workload, bs_bytes, buffer, devices, qds, best_iops, best_qd",
+			     NULL, io_runs_notes },
 };
 
 /* Reads the section's rows from its view once, into temp.report_rows: the notes look at them
@@ -333,8 +343,10 @@ static int load_rows(struct render *r, sqlite3 *db, int64_t sid, const struct se
 	if (itdb_exec(db, "DROP TABLE IF EXISTS temp.report_rows", "reading the report"))
 		goto fail;
 	/* only the report's own view names go into the text; the session is bound */
-	snprintf(sql, sizeof(sql), "CREATE TEMP TABLE report_rows AS SELECT * FROM %s"
-		 " WHERE session_id = ?1", sec->view);
+	snprintf(sql, sizeof(sql),
+		 "CREATE TEMP TABLE report_rows AS SELECT * FROM %s"
+		 " WHERE session_id = ?1",
+		 sec->view);
 	st = itdb_prepare(db, sql);
 	if (!st)
 		goto fail;
@@ -373,8 +385,10 @@ int report_section(struct render *r, sqlite3 *db, int64_t session_id, enum repor
 	st = itdb_prepare(db, sql);
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, s == REPORT_LIVE_MAPPINGS && r->format == RENDER_TEXT ?
-			   REPORT_TEXT_LIVE_MAPPINGS : -1);
+	sqlite3_bind_int64(st, 1,
+			   s == REPORT_LIVE_MAPPINGS && r->format == RENDER_TEXT ?
+				   REPORT_TEXT_LIVE_MAPPINGS :
+				   -1);
 	rows = render_statement(r, st, sec->name, title);
 	sqlite3_finalize(st);
 	if (rows < 0)

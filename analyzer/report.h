@@ -11,8 +11,8 @@
 #define REPORT_TEXT_LIVE_MAPPINGS 20
 
 enum report_section {
-	REPORT_SESSION,		/* titled with the session's one-line summary */
-	REPORT_AGGREGATES,	/* calls counted, not recorded; notes say the capture mode */
+	REPORT_SESSION, /* titled with the session's one-line summary */
+	REPORT_AGGREGATES, /* calls counted, not recorded; notes say the capture mode */
 	REPORT_PROBES,
 	REPORT_DOMAINS,
 	REPORT_LIVE,
@@ -20,8 +20,8 @@ enum report_section {
 	REPORT_PAGE_SIZES,
 	REPORT_LIVE_MAPPINGS,
 	REPORT_LOSSES,
-	REPORT_MAP_RUNS,	/* text: left out when the session has none */
-	REPORT_IO_RUNS,		/* text: left out when the session has none */
+	REPORT_MAP_RUNS, /* text: left out when the session has none */
+	REPORT_IO_RUNS, /* text: left out when the session has none */
 	REPORT_SECTIONS
 };
 

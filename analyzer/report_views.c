@@ -24,6 +24,8 @@
 #define SESSION_SUM(col) \
 	"(SELECT IFNULL(SUM(" col "), 0) FROM domain_summary WHERE session_id = s.session_id)"
 
+/* SQL text, laid out as SQL */
+/* clang-format off */
 const char analyzer_report_views_sql[] =
 /* The session: what was recorded, for how long, and whether all of it arrived. */
 "DROP VIEW IF EXISTS report_session_view;"
@@ -170,3 +172,4 @@ const char analyzer_report_views_sql[] =
 "    (SELECT t.qd FROM io_total_view t WHERE t.session_id = r.session_id"
 "     ORDER BY t.iops DESC, t.qd LIMIT 1) AS best_qd"
 "  FROM io_runs r LEFT JOIN q ON q.session_id = r.session_id;";
+/* clang-format on */

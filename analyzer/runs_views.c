@@ -57,10 +57,12 @@
 /* Two rows of runs at the same point but for what is compared: workload, block size, buffer
  * kind, device count and queue depth. */
 #define SAME_POINT(a, b) \
-	b ".workload = " a ".workload AND " b ".bs_bytes = " a ".bs_bytes AND " \
-	b ".buffer_kind = " a ".buffer_kind AND " b ".devices = " a ".devices AND " \
-	b ".qd = " a ".qd"
+	b ".workload = " a ".workload AND " b ".bs_bytes = " a ".bs_bytes AND " b \
+	  ".buffer_kind = " a ".buffer_kind AND " b ".devices = " a ".devices AND " b ".qd = " a \
+	  ".qd"
 
+/* SQL text, laid out as SQL */
+/* clang-format off */
 const char analyzer_runs_views_sql[] =
 /* The tolerances of runs_validity_view, in one row: recreate this view to change them. */
 "DROP VIEW IF EXISTS runs_limits_view;"
@@ -206,3 +208,4 @@ const char analyzer_runs_views_sql[] =
 "      AS p99_change_pct,"
 "    off_peak_pct, on_peak_pct,"
 "    CASE WHEN at_ceiling THEN 'at-ceiling' ELSE 'ok' END AS ceiling_check FROM pairs;";
+/* clang-format on */

@@ -18,8 +18,8 @@
 /* What audit align and audit bar tell maps apart by (see summary.h, alike_maps). */
 struct group_key {
 	int64_t domain, size, iova, paddr, entries, written;
-	int mix;		/* interned composition of pages of several sizes, or -1 */
-	int source;		/* interned pages_source, or -1 (no pages) */
+	int mix; /* interned composition of pages of several sizes, or -1 */
+	int source; /* interned pages_source, or -1 (no pages) */
 	bool known, in_bar;
 };
 
@@ -57,9 +57,9 @@ struct summary {
 	size_t ndoms;
 	struct page_row *pages;
 	size_t npages;
-	char **strs;		/* interned texts: sources, page mixes */
+	char **strs; /* interned texts: sources, page mixes */
 	size_t nstrs;
-	struct hash_table groups;	/* struct group by its key */
+	struct hash_table groups; /* struct group by its key */
 	struct bar_range *bars;
 	size_t nbars;
 };
@@ -67,7 +67,7 @@ struct summary {
 static int load_bars(sqlite3 *db, struct summary *s)
 {
 	sqlite3_stmt *st = itdb_prepare(db, "SELECT start_addr, size_bytes FROM bars"
-				       " WHERE session_id = ?1");
+					    " WHERE session_id = ?1");
 	int rc;
 
 	if (!st)
@@ -171,8 +171,8 @@ static int call_class(int64_t size)
 	return k > 62 ? CLASS_NONE : k;
 }
 
-static int add_pages(struct summary *s, bool known, int64_t domain, int64_t pgsize,
-		     int64_t pgcount, int source)
+static int add_pages(struct summary *s, bool known, int64_t domain, int64_t pgsize, int64_t pgcount,
+		     int source)
 {
 	struct page_row *more;
 
@@ -190,8 +190,12 @@ static int add_pages(struct summary *s, bool known, int64_t domain, int64_t pgsi
 	if (!more)
 		return -1;
 	s->pages = more;
-	more[s->npages++] = (struct page_row){ .domain = known ? domain : 0, .pgsize = pgsize,
-		.pages = pgcount, .bytes = pgsize * pgcount, .source = source, .known = known };
+	more[s->npages++] = (struct page_row){ .domain = known ? domain : 0,
+					       .pgsize = pgsize,
+					       .pages = pgcount,
+					       .bytes = pgsize * pgcount,
+					       .source = source,
+					       .known = known };
 	return 0;
 }
 
@@ -206,13 +210,14 @@ static bool in_a_bar(const struct summary *s, int64_t paddr)
 	return false;
 }
 
-static int add_to_group(struct summary *s, const struct group_key *k, int64_t map_id,
-			int64_t iova, int64_t paddr)
+static int add_to_group(struct summary *s, const struct group_key *k, int64_t map_id, int64_t iova,
+			int64_t paddr)
 {
 	struct group *g;
 
-	switch (hash_table_insert(&s->groups, hash_table_hash_bytes(k, sizeof(*k)), k, (void **)&g)) {
-	case HASH_TABLE_ADDED:	/* its key copied as bytes, the rest zeroed */
+	switch (hash_table_insert(&s->groups, hash_table_hash_bytes(k, sizeof(*k)), k,
+				  (void **)&g)) {
+	case HASH_TABLE_ADDED: /* its key copied as bytes, the rest zeroed */
 	case HASH_TABLE_FOUND:
 		if (!g->maps++ || map_id < g->first_map_id) {
 			g->first_map_id = map_id;
@@ -294,7 +299,7 @@ int summary_map(struct summary *s, bool known, int64_t domain, int64_t map_id, i
 	d->map_bytes += size;
 	d->class_maps[c]++;
 	d->class_bytes[c] += size;
-	memset(&k, 0, sizeof(k));	/* the key is hashed and compared as bytes */
+	memset(&k, 0, sizeof(k)); /* the key is hashed and compared as bytes */
 	k.known = known;
 	k.domain = known ? domain : 0;
 	k.size = size;
@@ -310,8 +315,8 @@ int summary_map(struct summary *s, bool known, int64_t domain, int64_t map_id, i
 	for (size_t i = 0; i < npages; i++) {
 		int source = intern(s, pages[i].source);
 
-		if (source < 0 || add_pages(s, known, domain, pages[i].pgsize_bytes,
-					    pages[i].pgcount, source))
+		if (source < 0 ||
+		    add_pages(s, known, domain, pages[i].pgsize_bytes, pages[i].pgcount, source))
 			goto oom;
 	}
 	if (add_to_group(s, &k, map_id, iova, paddr))

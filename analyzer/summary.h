@@ -25,7 +25,7 @@ struct summary;
 /* A driver_maps row (op 'map') of a map. */
 struct summary_page {
 	int64_t pgsize_bytes, pgcount;
-	const char *source;	/* valid during summary_map */
+	const char *source; /* valid during summary_map */
 };
 
 /* A summary of session sid; reads the session's BARs. NULL on failure (logged). */

@@ -16,10 +16,10 @@
 	" WHEN " x " % 1048576 = 0 THEN (" x " / 1048576) || ' MiB'" \
 	" WHEN " x " % 1024 = 0 THEN (" x " / 1024) || ' KiB' ELSE " x " || ' B' END)"
 
-extern const char analyzer_report_views_sql[];	/* report_views.c: iommutrace report */
-extern const char analyzer_audit_views_sql[];	/* audit_views.c: audit align, audit bar */
-extern const char analyzer_runs_views_sql[];	/* runs_views.c: the runs and their validity */
-extern const char analyzer_aggregate_views_sql[];	/* aggregate_views.c: report aggregates */
+extern const char analyzer_report_views_sql[]; /* report_views.c: iommutrace report */
+extern const char analyzer_audit_views_sql[]; /* audit_views.c: audit align, audit bar */
+extern const char analyzer_runs_views_sql[]; /* runs_views.c: the runs and their validity */
+extern const char analyzer_aggregate_views_sql[]; /* aggregate_views.c: report aggregates */
 
 /**
  * analyzer_views_create() - Create (or recreate) every analyzer view.

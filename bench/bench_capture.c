@@ -49,9 +49,9 @@
  * on the same stack, the generator's pacing loop reading it (and a store after each test run)
  * cost the consumer that line taken back from the other CPU for each event it counted. */
 struct __attribute__((aligned(64))) generator {
-	int replay_fd;			/* ours: replay_map_unmap; -1: map_fd/unmap_fd per event */
+	int replay_fd; /* ours: replay_map_unmap; -1: map_fd/unmap_fd per event */
 	int map_fd, unmap_fd;
-	int tracepoint_ctx;		/* bpftrace's code: arguments after an 8-byte header */
+	int tracepoint_ctx; /* bpftrace's code: arguments after an 8-byte header */
 	double rate, seconds;
 	uint64_t sent;
 	double elapsed;
@@ -60,7 +60,7 @@ struct __attribute__((aligned(64))) generator {
 };
 
 struct step {
-	double achieved;		/* events/s the generator reached */
+	double achieved; /* events/s the generator reached */
 	uint64_t sent, delivered, lost;
 };
 
@@ -131,7 +131,7 @@ static void *generate(void *arg)
 struct capture_run {
 	struct bpf_capture *cap;
 	struct event_writer *w;
-	struct aggregates *agg;		/* counting modes: their counts, flushed as record does */
+	struct aggregates *agg; /* counting modes: their counts, flushed as record does */
 	uint64_t delivered, lost;
 	int failed;
 };
@@ -177,7 +177,8 @@ static int finish_generator(pthread_t th, struct generator *g, struct step *s)
 {
 	pthread_join(th, NULL);
 	if (g->failed) {
-		fprintf(stderr, "bench_capture: BPF_PROG_TEST_RUN failed: %s\n", strerror(g->failed));
+		fprintf(stderr, "bench_capture: BPF_PROG_TEST_RUN failed: %s\n",
+			strerror(g->failed));
 		return -1;
 	}
 	s->sent = g->sent;
@@ -255,8 +256,8 @@ static int lossless(const struct step *s, uint64_t tolerance)
 }
 
 struct search {
-	double lossless_rate;		/* highest achieved rate with no loss */
-	double lossy_rate;		/* lowest achieved rate with loss; 0: none seen */
+	double lossless_rate; /* highest achieved rate with no loss */
+	double lossy_rate; /* lowest achieved rate with loss; 0: none seen */
 	int generator_limited;
 };
 
@@ -275,8 +276,10 @@ static int search_rates(step_fn step, void *ctx, struct generator *g, uint64_t t
 		memset(&s, 0, sizeof(s));
 		if (step(ctx, g, &s))
 			return -1;
-		fprintf(stderr, "bench_capture: %s: asked %.0f/s, sent %.0f/s, delivered %llu of %llu, "
-			"lost %llu\n", who, g->rate, s.achieved, (unsigned long long)s.delivered,
+		fprintf(stderr,
+			"bench_capture: %s: asked %.0f/s, sent %.0f/s, delivered %llu of %llu, "
+			"lost %llu\n",
+			who, g->rate, s.achieved, (unsigned long long)s.delivered,
 			(unsigned long long)s.sent, (unsigned long long)s.lost);
 		if (lossless(&s, tolerance)) {
 			ok_req = g->rate;
@@ -328,8 +331,10 @@ static int run_ours(struct probe_plan *plan, size_t m, const char *dir, double s
 	int ret = -1;
 
 	snprintf(path, sizeof(path), "%s/capture-%s.db", dir, mode);
-	r.cap = bpf_capture_load(plan, &(struct bpf_capture_opts){ .mode = bench_modes[m],
-				 .replay = true }, err, sizeof(err));
+	r.cap = bpf_capture_load(plan,
+				 &(struct bpf_capture_opts){ .mode = bench_modes[m],
+							     .replay = true },
+				 err, sizeof(err));
 	if (!r.cap) {
 		fprintf(stderr, "bench_capture: %s\n", err);
 		return -1;
@@ -351,8 +356,11 @@ static int run_ours(struct probe_plan *plan, size_t m, const char *dir, double s
 		fprintf(stderr, "bench_capture: %s\n", err);
 		goto out;
 	}
-	if (itdb_session_begin(db, &(struct itdb_session_info){ .kind = "record", .capture = "bpf",
-			       .trace_clock = "mono" }, &sid))
+	if (itdb_session_begin(db,
+			       &(struct itdb_session_info){ .kind = "record",
+							    .capture = "bpf",
+							    .trace_clock = "mono" },
+			       &sid))
 		goto out;
 	r.w = event_writer_new(db, sid, NULL);
 	if (!r.w)
@@ -419,8 +427,10 @@ int main(int argc, char **argv)
 	if (!have_peer && !bench_env_ull("BENCH_NO_PEER", 0))
 		bench_note("item 2: no bpftrace peer: %s", err);
 	else if (have_peer) {
-		struct generator g = { .replay_fd = -1, .map_fd = peer.map_fd,
-				       .unmap_fd = peer.unmap_fd, .tracepoint_ctx = 1,
+		struct generator g = { .replay_fd = -1,
+				       .map_fd = peer.map_fd,
+				       .unmap_fd = peer.unmap_fd,
+				       .tracepoint_ctx = 1,
 				       .seconds = seconds };
 
 		if (search_rates(step_bpftrace_fn, &peer, &g, BPFTRACE_UNFLUSHED_LINES, "bpftrace",
@@ -434,8 +444,9 @@ int main(int argc, char **argv)
 		if (!done[m])
 			continue;
 		snprintf(figure, sizeof(figure), "lossless capture into the DB, %s mode", mode);
-		bench_row(2, figure, ours[m].lossless_rate, "events/s", have_peer ? "bpftrace" : NULL,
-			  bt.lossless_rate, "higher", m ? NULL : ">=1000000");
+		bench_row(2, figure, ours[m].lossless_rate, "events/s",
+			  have_peer ? "bpftrace" : NULL, bt.lossless_rate, "higher",
+			  m ? NULL : ">=1000000");
 		if (ours[m].lossy_rate) {
 			snprintf(figure, sizeof(figure), "loss starts, %s mode", mode);
 			bench_row(2, figure, ours[m].lossy_rate, "events/s",
@@ -444,7 +455,8 @@ int main(int argc, char **argv)
 		}
 		if (ours[m].generator_limited)
 			bench_note("item 2: %s mode: no loss up to the generator's limit, %.0f events/s "
-				   "(one generator core)", mode, ours[m].lossless_rate);
+				   "(one generator core)",
+				   mode, ours[m].lossless_rate);
 	}
 	if (have_peer && bt.generator_limited)
 		bench_note("item 2: bpftrace: no loss up to the generator's limit, %.0f events/s",
@@ -457,6 +469,7 @@ int main(int argc, char **argv)
 		   "BPF_PROG_TEST_RUN of replay_map_unmap, bpftrace's one per test run of its "
 		   "programs) on CPU %d; steps of %.1f s; 16 MiB ring buffer, 16 MiB per-CPU perf "
 		   "buffer for bpftrace; loss = the kernel's drop counters (ours), \"Lost N events\" "
-		   "and missing lines (bpftrace)", CONSUMER_CPU, REPLAY_BATCH, GENERATOR_CPU, seconds);
+		   "and missing lines (bpftrace)",
+		   CONSUMER_CPU, REPLAY_BATCH, GENERATOR_CPU, seconds);
 	return 0;
 }

@@ -22,11 +22,11 @@
 static int store_gpu(sqlite3 *db, int64_t sid)
 {
 	sqlite3_stmt *dev = itdb_prepare(db, "INSERT INTO devices(session_id, bdf, vendor_id,"
-					 " device_id, class_code, driver, iommu_group)"
-					 " VALUES (?, ?, 4318, 8711, 196608, 'nvidia', 12)");
+					     " device_id, class_code, driver, iommu_group)"
+					     " VALUES (?, ?, 4318, 8711, 196608, 'nvidia', 12)");
 	sqlite3_stmt *bar = itdb_prepare(db, "INSERT INTO bars(session_id, bdf, bar_index,"
-					 " start_addr, size_bytes, is_64bit, prefetchable)"
-					 " VALUES (?, ?, 1, ?, ?, 1, 1)");
+					     " start_addr, size_bytes, is_64bit, prefetchable)"
+					     " VALUES (?, ?, 1, ?, ?, 1, 1)");
 	int ret = -1;
 
 	if (!dev || !bar)
@@ -53,8 +53,12 @@ static sqlite3 *open_session(const char *path, int64_t *sid)
 		fprintf(stderr, "bench_db_load: %s\n", err);
 		return NULL;
 	}
-	if (itdb_session_begin(db, &(struct itdb_session_info){ .kind = "record", .capture = "bpf",
-			       .trace_clock = "mono", .start_mono_ns = 1000000000ull }, sid) ||
+	if (itdb_session_begin(db,
+			       &(struct itdb_session_info){ .kind = "record",
+							    .capture = "bpf",
+							    .trace_clock = "mono",
+							    .start_mono_ns = 1000000000ull },
+			       sid) ||
 	    store_gpu(db, *sid)) {
 		itdb_close(db);
 		return NULL;
@@ -100,7 +104,7 @@ static int naive_add(const struct it_event *e, void *ctx)
 		st = n->driver;
 		break;
 	default:
-		return 0;	/* the few domain and attach records */
+		return 0; /* the few domain and attach records */
 	}
 	sqlite3_bind_int64(st, k++, n->sid);
 	sqlite3_bind_int64(st, k++, (int64_t)e->h.ts_ns);
@@ -118,7 +122,8 @@ static int naive_add(const struct it_event *e, void *ctx)
 		sqlite3_bind_int64(st, k++, (int64_t)e->driver.pgcount);
 	} else {
 		sqlite3_bind_int64(st, k++, e->h.pid);
-		sqlite3_bind_text(st, k++, e->h.comm, strnlen(e->h.comm, IT_COMM_LEN), SQLITE_STATIC);
+		sqlite3_bind_text(st, k++, e->h.comm, strnlen(e->h.comm, IT_COMM_LEN),
+				  SQLITE_STATIC);
 		sqlite3_bind_int64(st, k++, (int64_t)e->map.domain);
 		sqlite3_bind_int64(st, k++, (int64_t)e->map.iova);
 		/* map: paddr, size; unmap: size, unmapped (the same offsets in both records) */
@@ -127,9 +132,8 @@ static int naive_add(const struct it_event *e, void *ctx)
 	}
 	if (itdb_step_done(st, "bench: naive insert"))
 		return -1;
-	if (++n->rows % NAIVE_BATCH == 0 &&
-	    (itdb_exec(n->db, "COMMIT", "bench: naive commit") ||
-	     itdb_exec(n->db, "BEGIN", "bench: naive begin")))
+	if (++n->rows % NAIVE_BATCH == 0 && (itdb_exec(n->db, "COMMIT", "bench: naive commit") ||
+					     itdb_exec(n->db, "BEGIN", "bench: naive begin")))
 		return -1;
 	return 0;
 }
@@ -143,12 +147,14 @@ static double naive_load(const char *path, uint64_t count)
 	n.db = open_session(path, &n.sid);
 	if (!n.db)
 		return NAN;
-	n.map = itdb_prepare(n.db, "INSERT INTO maps(map_id, session_id, ts_ns, cpu, tid, pid,"
+	n.map = itdb_prepare(n.db,
+			     "INSERT INTO maps(map_id, session_id, ts_ns, cpu, tid, pid,"
 			     " comm, domain_ptr, iova, paddr, size_bytes) VALUES (?,?,?,?,?,?,?,?,?,?,?)");
 	n.unmap = itdb_prepare(n.db, "INSERT INTO unmaps(unmap_id, session_id, ts_ns, cpu, tid,"
-			       " pid, comm, domain_ptr, iova, size_bytes, unmapped_bytes)"
-			       " VALUES (?,?,?,?,?,?,?,?,?,?,?)");
-	n.driver = itdb_prepare(n.db, "INSERT INTO driver_maps(session_id, ts_ns, cpu, tid, op,"
+				     " pid, comm, domain_ptr, iova, size_bytes, unmapped_bytes)"
+				     " VALUES (?,?,?,?,?,?,?,?,?,?,?)");
+	n.driver = itdb_prepare(n.db,
+				"INSERT INTO driver_maps(session_id, ts_ns, cpu, tid, op,"
 				" function, domain_ptr, iova, paddr, pgsize_bytes, pgcount, source)"
 				" VALUES (?,?,?,?,?,?,?,?,?,?,?,'observed')");
 	if (!n.map || !n.unmap || !n.driver)
@@ -169,8 +175,10 @@ out:
 
 static int64_t count_rows(sqlite3 *db)
 {
-	sqlite3_stmt *st = itdb_prepare(db, "SELECT (SELECT count(*) FROM maps) +"
-					" (SELECT count(*) FROM unmaps) + (SELECT count(*) FROM driver_maps)");
+	sqlite3_stmt *st =
+		itdb_prepare(db,
+			     "SELECT (SELECT count(*) FROM maps) +"
+			     " (SELECT count(*) FROM unmaps) + (SELECT count(*) FROM driver_maps)");
 	int64_t rows = -1;
 
 	if (st && sqlite3_step(st) == SQLITE_ROW)
@@ -181,8 +189,8 @@ static int64_t count_rows(sqlite3 *db)
 
 struct writer_load {
 	int64_t events, rows;
-	double load_s;			/* first event to event_writer_finish */
-	double end_s;			/* the session's end as import's: indexes, lifetimes, close */
+	double load_s; /* first event to event_writer_finish */
+	double end_s; /* the session's end as import's: indexes, lifetimes, close */
 };
 
 /* count events through the event writer into path, the session ended as record ends it */
@@ -203,8 +211,8 @@ static int writer_load(const char *path, uint64_t count, struct writer_load *out
 		fprintf(stderr, "bench_db_load: %s\n", err);
 		goto cleanup;
 	}
-	w = event_writer_new(db, sid, &(struct event_writer_opts){
-		.probe_name = event_stream_probe_name });
+	w = event_writer_new(db, sid,
+			     &(struct event_writer_opts){ .probe_name = event_stream_probe_name });
 	if (!w)
 		goto cleanup;
 	start = bench_now();
@@ -216,9 +224,11 @@ static int writer_load(const char *path, uint64_t count, struct writer_load *out
 	ckpt = NULL;
 	out->rows = count_rows(db);
 	start = bench_now();
-	if (itdb_session_end(db, sid, &(struct itdb_session_end){ .end_reason = "end-of-input",
-			     .end_mono_ns = 2000000000ull + (uint64_t)out->events * 97,
-			     .events_total = event_writer_count(w) }) ||
+	if (itdb_session_end(db, sid,
+			     &(struct itdb_session_end){ .end_reason = "end-of-input",
+							 .end_mono_ns = 2000000000ull +
+									(uint64_t)out->events * 97,
+							 .events_total = event_writer_count(w) }) ||
 	    itdb_exec(db, it_capture_index_sql, "create the capture's indexes") ||
 	    analysis_session_finish(db, sid))
 		goto cleanup;
@@ -250,7 +260,8 @@ int main(int argc, char **argv)
 	event_stream_run(count, SEED, discard, NULL);
 	gen_s = bench_now() - start;
 	if (writer_load(path, count, &load)) {
-		fprintf(stderr, "bench_db_load: loading %s failed (the lines above say why)\n", path);
+		fprintf(stderr, "bench_db_load: loading %s failed (the lines above say why)\n",
+			path);
 		return 1;
 	}
 	/* BENCH_NO_PEER=1 (bench/run --profile): ours alone, so that the profile is ours */
@@ -270,7 +281,7 @@ int main(int argc, char **argv)
 	bench_row(4, figure, load.end_s, "s", NULL, NAN, "lower", NULL);
 	bench_note("item 4: %lld rows from %lld events in %.1f s (stream generation included: %.2f s "
 		   "of it); naive insert: same rows, same schema and pragmas, COMMIT every %d, no "
-		   "joins", (long long)load.rows, (long long)load.events, load.load_s, gen_s,
-		   NAIVE_BATCH);
+		   "joins",
+		   (long long)load.rows, (long long)load.events, load.load_s, gen_s, NAIVE_BATCH);
 	return 0;
 }

@@ -52,16 +52,16 @@ static const uint64_t bt_unmap_args[] = { 0, 0x100000000ull, 4096, 4096 };
 
 struct subject {
 	int map_fd, unmap_fd;
-	int replay_fd;			/* ours: replay_map_unmap */
-	struct bpf_capture *cap;	/* ours: drained between batches; NULL: bpftrace */
+	int replay_fd; /* ours: replay_map_unmap */
+	struct bpf_capture *cap; /* ours: drained between batches; NULL: bpftrace */
 	uint64_t delivered;
-	uint64_t replayed;		/* events of the replay storm run so far */
-	uint64_t replay_delivered;	/* of those, the records drained after replay_cost's runs */
-	double map_ns, unmap_ns;	/* best round */
-	double replay_ns, replay_hash_ns;	/* ours, per event repeated; counting: before the flush */
-	double map_hash_ns, unmap_hash_ns;	/* counting modes: best round before the flush */
-	double paced_map_ns;		/* per-event and bpftrace: best paced round */
-	struct ring_buffer *rb;		/* the floor programs': drained between batches */
+	uint64_t replayed; /* events of the replay storm run so far */
+	uint64_t replay_delivered; /* of those, the records drained after replay_cost's runs */
+	double map_ns, unmap_ns; /* best round */
+	double replay_ns, replay_hash_ns; /* ours, per event repeated; counting: before the flush */
+	double map_hash_ns, unmap_hash_ns; /* counting modes: best round before the flush */
+	double paced_map_ns; /* per-event and bpftrace: best paced round */
+	struct ring_buffer *rb; /* the floor programs': drained between batches */
 };
 
 static int count_record(const struct it_event *e, void *ctx)
@@ -157,8 +157,10 @@ static double replay_cost(struct subject *s, uint64_t n)
 		LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = args, .ctx_size_in = sizeof(args));
 
 		if (bpf_prog_test_run_opts(s->replay_fd, &opts)) {
-			fprintf(stderr, "bench_handler: BPF_PROG_TEST_RUN of replay_map_unmap failed: "
-				"%s\n", strerror(errno));
+			fprintf(stderr,
+				"bench_handler: BPF_PROG_TEST_RUN of replay_map_unmap failed: "
+				"%s\n",
+				strerror(errno));
 			return NAN;
 		}
 		s->replayed += REPLAY_PER_RUN;
@@ -193,8 +195,7 @@ static void *waiting_reader_main(void *arg)
  * record can wake it, and caches are no longer warm from the run before. Ours (s->cap) with a
  * reader thread waiting in poll; bpftrace (s->cap NULL) with its own reader running. NAN when
  * a run or the reader's start fails. */
-static double paced_cost(struct subject *s, int fd, const uint64_t *args, size_t nargs,
-			 uint64_t n)
+static double paced_cost(struct subject *s, int fd, const uint64_t *args, size_t nargs, uint64_t n)
 {
 	struct waiting_reader reader = { .cap = s->cap };
 	pthread_t thread;
@@ -207,7 +208,7 @@ static double paced_cost(struct subject *s, int fd, const uint64_t *args, size_t
 		fprintf(stderr, "bench_handler: cannot start the reader thread\n");
 		return NAN;
 	}
-	usleep(10000);	/* into its first wait */
+	usleep(10000); /* into its first wait */
 	ns = runs_cost(s, fd, args, nargs, n, PACED_GAP_US);
 	atomic_store(&reader.stop, true);
 	pthread_join(thread, NULL);
@@ -265,8 +266,10 @@ static int load_ours(struct subject *s, struct probe_plan *plan, enum capture_mo
 {
 	char err[256];
 
-	s->cap = bpf_capture_load(plan, &(struct bpf_capture_opts){ .mode = mode, .replay = true,
-							       .ringbuf_bytes = RING_BYTES },
+	s->cap = bpf_capture_load(plan,
+				  &(struct bpf_capture_opts){ .mode = mode,
+							      .replay = true,
+							      .ringbuf_bytes = RING_BYTES },
 				  err, sizeof(err));
 	if (!s->cap) {
 		fprintf(stderr, "bench_handler: %s\n", err);
@@ -286,18 +289,16 @@ static int load_ours(struct subject *s, struct probe_plan *plan, enum capture_mo
  * reserved and submitted (every record's way out, drained like ours); and each of the two
  * FLOOR_REPEAT times in one run, whose difference from one says what a further one costs in a
  * run already under way, against the first of a run, which starts cold. */
-enum floor_id {
-	FLOOR_EMPTY, FLOOR_CLOCK, FLOOR_RINGBUF, FLOOR_CLOCKS, FLOOR_RINGBUFS, FLOORS
-};
+enum floor_id { FLOOR_EMPTY, FLOOR_CLOCK, FLOOR_RINGBUF, FLOOR_CLOCKS, FLOOR_RINGBUFS, FLOORS };
 #define FLOOR_REPEAT 10
 /* instructions of one ring buffer record (ld_imm64 takes two) */
 #define RECORD_INSNS 9
 
 struct floors {
-	struct subject drainer;		/* cap NULL, rb the ring buffer's reader */
+	struct subject drainer; /* cap NULL, rb the ring buffer's reader */
 	int ringbuf_fd;
 	int fd[FLOORS];
-	double ns[FLOORS];		/* best round */
+	double ns[FLOORS]; /* best round */
 };
 
 static int discard_record(void *ctx, void *data, size_t size)
@@ -308,7 +309,8 @@ static int discard_record(void *ctx, void *data, size_t size)
 /* Appends one bpf_ktime_get_ns() call at *n. */
 static void emit_clock(struct bpf_insn *insn, size_t *n)
 {
-	insn[(*n)++] = (struct bpf_insn){ .code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_ktime_get_ns };
+	insn[(*n)++] =
+		(struct bpf_insn){ .code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_ktime_get_ns };
 }
 
 /* Appends RECORD_INSNS instructions at *n: reserve a record of our size in the ring buffer
@@ -316,10 +318,13 @@ static void emit_clock(struct bpf_insn *insn, size_t *n)
 static void emit_record(struct bpf_insn *insn, size_t *n, int ringbuf_fd)
 {
 	const struct bpf_insn record[RECORD_INSNS] = {
-		{ .code = BPF_LD | BPF_DW | BPF_IMM, .dst_reg = BPF_REG_1,
-		  .src_reg = BPF_PSEUDO_MAP_FD, .imm = ringbuf_fd },
+		{ .code = BPF_LD | BPF_DW | BPF_IMM,
+		  .dst_reg = BPF_REG_1,
+		  .src_reg = BPF_PSEUDO_MAP_FD,
+		  .imm = ringbuf_fd },
 		{ 0 },
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_2,
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K,
+		  .dst_reg = BPF_REG_2,
 		  .imm = sizeof(struct it_event) },
 		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_3, .imm = 0 },
 		{ .code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_ringbuf_reserve },
@@ -334,8 +339,7 @@ static void emit_record(struct bpf_insn *insn, size_t *n, int ringbuf_fd)
 }
 
 /* Loads a raw_tp program of clocks clock reads and records ring buffer records, returning 0. */
-static int load_floor(struct floors *f, enum floor_id id, const char *name, int clocks,
-		      int records)
+static int load_floor(struct floors *f, enum floor_id id, const char *name, int clocks, int records)
 {
 	struct bpf_insn insn[FLOOR_REPEAT * RECORD_INSNS + 2];
 	size_t n = 0;
@@ -352,13 +356,12 @@ static int load_floor(struct floors *f, enum floor_id id, const char *name, int 
 
 static int load_floors(struct floors *f)
 {
-	f->ringbuf_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "floor_ringbuf", 0, 0, RING_BYTES,
-				       NULL);
+	f->ringbuf_fd =
+		bpf_map_create(BPF_MAP_TYPE_RINGBUF, "floor_ringbuf", 0, 0, RING_BYTES, NULL);
 	if (f->ringbuf_fd < 0)
 		goto fail;
 	f->drainer.rb = ring_buffer__new(f->ringbuf_fd, discard_record, NULL, NULL);
-	if (!f->drainer.rb ||
-	    load_floor(f, FLOOR_EMPTY, "floor_empty", 0, 0) ||
+	if (!f->drainer.rb || load_floor(f, FLOOR_EMPTY, "floor_empty", 0, 0) ||
 	    load_floor(f, FLOOR_CLOCK, "floor_clock", 1, 0) ||
 	    load_floor(f, FLOOR_RINGBUF, "floor_record", 0, 1) ||
 	    load_floor(f, FLOOR_CLOCKS, "floor_clocks", FLOOR_REPEAT, 0) ||
@@ -384,8 +387,8 @@ int main(int argc, char **argv)
 {
 	uint64_t runs = bench_env_ull("BENCH_HANDLER_RUNS", 100000);
 	const char *bt_out = argv[1];
-	struct subject ours[BENCH_NMODES] = {}, bt = { .map_ns = NAN, .unmap_ns = NAN,
-						       .paced_map_ns = NAN };
+	struct subject ours[BENCH_NMODES] = {},
+		       bt = { .map_ns = NAN, .unmap_ns = NAN, .paced_map_ns = NAN };
 	struct floors floors = { .ringbuf_fd = -1 };
 	double timing, clock_first, clock_further;
 	struct bpftrace_peer peer = {};
@@ -430,8 +433,8 @@ int main(int argc, char **argv)
 			replay_cost(&ours[m], RING_RECORDS);
 	for (int round = 0; round < ROUNDS; round++) {
 		for (int i = 0; i < FLOORS; i++)
-			keep_best(&floors.ns[i], cost(&floors.drainer, floors.fd[i], map_args, 3,
-						      runs));
+			keep_best(&floors.ns[i],
+				  cost(&floors.drainer, floors.fd[i], map_args, 3, runs));
 		for (size_t m = 0; m < BENCH_NMODES; m++)
 			if (measure(&ours[m], 0, runs, bench_modes[m] != CAPTURE_PER_EVENT, round))
 				goto cleanup;
@@ -450,8 +453,10 @@ int main(int argc, char **argv)
 			 mode, REPLAY_PER_RUN);
 		bench_row(1, figure, ours[m].replay_ns, "ns/event", NULL, NAN, "lower", "<=100");
 		if (counting) {
-			snprintf(figure, sizeof(figure), "map and unmap handlers, %s mode, %d per "
-				 "test run, before the first flush", mode, REPLAY_PER_RUN);
+			snprintf(figure, sizeof(figure),
+				 "map and unmap handlers, %s mode, %d per "
+				 "test run, before the first flush",
+				 mode, REPLAY_PER_RUN);
 			bench_row(1, figure, ours[m].replay_hash_ns, "ns/event", NULL, NAN, "lower",
 				  NULL);
 		}
@@ -462,20 +467,24 @@ int main(int argc, char **argv)
 		bench_row(1, figure, ours[m].unmap_ns - timing, "ns/event", "bpftrace",
 			  bt.unmap_ns - timing, "lower", NULL);
 		if (!counting) {
-			snprintf(figure, sizeof(figure), "map handler, %s mode, paced, reader waiting",
-				 mode);
+			snprintf(figure, sizeof(figure),
+				 "map handler, %s mode, paced, reader waiting", mode);
 			bench_row(1, figure, ours[m].paced_map_ns - timing, "ns/event", "bpftrace",
 				  bt.paced_map_ns - timing, "lower", NULL);
 			continue;
 		}
-		snprintf(figure, sizeof(figure), "map handler, %s mode, one per test run, before "
-			 "the first flush", mode);
+		snprintf(figure, sizeof(figure),
+			 "map handler, %s mode, one per test run, before "
+			 "the first flush",
+			 mode);
 		bench_row(1, figure, ours[m].map_hash_ns - timing, "ns/event", NULL, NAN, "lower",
 			  NULL);
-		snprintf(figure, sizeof(figure), "unmap handler, %s mode, one per test run, before "
-			 "the first flush", mode);
-		bench_row(1, figure, ours[m].unmap_hash_ns - timing, "ns/event", NULL, NAN,
-			  "lower", NULL);
+		snprintf(figure, sizeof(figure),
+			 "unmap handler, %s mode, one per test run, before "
+			 "the first flush",
+			 mode);
+		bench_row(1, figure, ours[m].unmap_hash_ns - timing, "ns/event", NULL, NAN, "lower",
+			  NULL);
 	}
 	bench_row(1, "bpf_ktime_get_ns(), the first of a test run", clock_first, "ns/event", NULL,
 		  NAN, "lower", NULL);
@@ -492,38 +501,45 @@ int main(int argc, char **argv)
 		   "count times its loop): replay_map_unmap runs the handlers' own code on %d events per "
 		   "BPF_PROG_TEST_RUN, 4 KiB maps and their unmaps in turn at moving IOVAs "
 		   "(bpf/replay.h), the ring buffer drained every %d; its run time over those "
-		   "events. Per-event mode: %llu records delivered of %llu events%s", REPLAY_PER_RUN,
-		   REPLAY_PER_RUN, REPLAY_DRAIN_EVENTS, (unsigned long long)ours[0].replay_delivered,
-		   (unsigned long long)ours[0].replayed,	/* bench_modes[0] */
-		   ours[0].replay_delivered == ours[0].replayed ? "" :
-		   " (FEWER: some runs took the full buffer's cheaper path)");
+		   "events. Per-event mode: %llu records delivered of %llu events%s",
+		   REPLAY_PER_RUN, REPLAY_PER_RUN, REPLAY_DRAIN_EVENTS,
+		   (unsigned long long)ours[0].replay_delivered,
+		   (unsigned long long)ours[0].replayed, /* bench_modes[0] */
+		   ours[0].replay_delivered == ours[0].replayed ?
+			   "" :
+			   " (FEWER: some runs took the full buffer's cheaper path)");
 	bench_note("item 1: one per test run (beside bpftrace, whose code cannot be looped): "
 		   "each figure is net of the timing: the kernel brackets each test run with two "
 		   "clock reads, and what it reports for an empty program (%.1f ns here) is taken "
 		   "off every figure, ours and bpftrace's; as measured, per-event map %.1f, unmap "
 		   "%.1f ns. Each run is a syscall of its own and starts cold: the first clock read "
-		   "of a run costs %.1f ns here, each further one %.1f", timing, ours[0].map_ns,
-		   ours[0].unmap_ns, clock_first, clock_further);	/* bench_modes[0] */
-	bench_note("item 1: the clock read and ring buffer rows are what every record costs, "
-		   "whatever it holds; the counting modes do neither. They count a class in its slot once a flush of "
-		   "the recorder (every second) has published it, in the per-CPU hash before");
+		   "of a run costs %.1f ns here, each further one %.1f",
+		   timing, ours[0].map_ns, ours[0].unmap_ns, clock_first,
+		   clock_further); /* bench_modes[0] */
+	bench_note(
+		"item 1: the clock read and ring buffer rows are what every record costs, "
+		"whatever it holds; the counting modes do neither. They count a class in its slot once a flush of "
+		"the recorder (every second) has published it, in the per-CPU hash before");
 	bench_note("item 1: paced: %d runs per round with %d us after each, our reader waiting "
 		   "in bpf_capture_poll(100 ms) as the recorder's does (bpftrace's: its own): the "
 		   "reader has caught up before each record, as at the rates of real I/O, and "
 		   "caches are no longer warm from the run before. Our handlers wake the reader "
-		   "once per sixteenth of the ring buffer, not per record", PACED_RUNS, PACED_GAP_US);
+		   "once per sixteenth of the ring buffer, not per record",
+		   PACED_RUNS, PACED_GAP_US);
 	if (have_peer) {
 		bpftrace_peer_stop(&peer);
 		bench_note("item 1: bpftrace 0.17's own code for the one-liner (tags %s the running "
 			   "bpftrace's), run as raw_tp into its perf buffer; it printed %llu lines, "
-			   "lost %llu", peer.tags_match ? "equal" : "DIFFER from",
+			   "lost %llu",
+			   peer.tags_match ? "equal" : "DIFFER from",
 			   (unsigned long long)peer.lines, (unsigned long long)peer.lost);
 	}
 	bench_note("item 1: best of %d rounds of %llu BPF_PROG_TEST_RUNs per program, and of "
 		   "%llu events %d per run (counting modes: best of the first %d before the flush, of "
 		   "the other %d after), 4 KiB map/unmap; kernel run_time_ns/run_cnt "
-		   "(BPF_ENABLE_STATS)", ROUNDS, (unsigned long long)runs,
-		   (unsigned long long)runs, REPLAY_PER_RUN, ROUNDS / 2, ROUNDS - ROUNDS / 2);
+		   "(BPF_ENABLE_STATS)",
+		   ROUNDS, (unsigned long long)runs, (unsigned long long)runs, REPLAY_PER_RUN,
+		   ROUNDS / 2, ROUNDS - ROUNDS / 2);
 	ret = 0;
 cleanup:
 	if (ret && have_peer)

@@ -116,7 +116,8 @@ static int load_clone(struct clone_src *src, const char *name, int perf_map_fd, 
 				src->insns[i].imm = perf_map_fd;
 			i++;
 		}
-	fd = bpf_prog_load(BPF_PROG_TYPE_RAW_TRACEPOINT, name, "GPL", src->insns, src->count, &opts);
+	fd = bpf_prog_load(BPF_PROG_TYPE_RAW_TRACEPOINT, name, "GPL", src->insns, src->count,
+			   &opts);
 	if (fd < 0)
 		snprintf(err, errlen, "loading bpftrace's %s code as raw_tp failed: %s (%.120s)",
 			 name, strerror(errno), log);
@@ -192,8 +193,8 @@ static int wait_for_programs(struct bpftrace_peer *p, __u32 min_id, __u8 map_tag
 	return -1;
 }
 
-int bpftrace_peer_start(struct bpftrace_peer *p, const char *out_path, int cpu,
-			unsigned perf_pages, char *err, size_t errlen)
+int bpftrace_peer_start(struct bpftrace_peer *p, const char *out_path, int cpu, unsigned perf_pages,
+			char *err, size_t errlen)
 {
 	static struct clone_src map_src, unmap_src;
 	char elf_path[600], log_path[600];
@@ -212,14 +213,17 @@ int bpftrace_peer_start(struct bpftrace_peer *p, const char *out_path, int cpu,
 	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
 	    WEXITSTATUS(status) || read_section(elf_path, "s_tracepoint:iommu:map_", &map_src) ||
 	    read_section(elf_path, "s_tracepoint:iommu:unmap_", &unmap_src)) {
-		snprintf(err, errlen, "bpftrace --emit-elf gave no map/unmap code (see %s; "
-			 "`make deps` installs bpftrace)", log_path);
+		snprintf(err, errlen,
+			 "bpftrace --emit-elf gave no map/unmap code (see %s; "
+			 "`make deps` installs bpftrace)",
+			 log_path);
 		return -1;
 	}
 	min_id = highest_prog_id();
 	unlink(out_path);
 	p->pid = spawn_bpftrace((const char *[]){ "-B", "full", "-o", out_path, "-e", program,
-						  NULL }, log_path, cpu, perf_pages);
+						  NULL },
+				log_path, cpu, perf_pages);
 	if (p->pid < 0 || wait_for_programs(p, min_id, live_map_tag, live_unmap_tag)) {
 		snprintf(err, errlen, "bpftrace did not start its map/unmap programs (see %s)",
 			 log_path);
@@ -227,8 +231,9 @@ int bpftrace_peer_start(struct bpftrace_peer *p, const char *out_path, int cpu,
 		return -1;
 	}
 	p->map_fd = load_clone(&map_src, "bt_map", p->perf_map_fd, err, errlen);
-	p->unmap_fd = p->map_fd < 0 ? -1 :
-		      load_clone(&unmap_src, "bt_unmap", p->perf_map_fd, err, errlen);
+	p->unmap_fd = p->map_fd < 0 ?
+			      -1 :
+			      load_clone(&unmap_src, "bt_unmap", p->perf_map_fd, err, errlen);
 	if (p->unmap_fd < 0) {
 		bpftrace_peer_stop(p);
 		return -1;

@@ -17,21 +17,21 @@
 
 struct bpftrace_peer {
 	pid_t pid;
-	int perf_map_fd;		/* the running bpftrace's "printf" perf event array */
-	int map_fd, unmap_fd;		/* bpftrace's map/unmap code, loaded as raw_tp */
-	int tags_match;			/* the clones' tags equal the running programs' */
+	int perf_map_fd; /* the running bpftrace's "printf" perf event array */
+	int map_fd, unmap_fd; /* bpftrace's map/unmap code, loaded as raw_tp */
+	int tags_match; /* the clones' tags equal the running programs' */
 	char out_path[512];
-	long out_offset;		/* how far the output has been read */
-	uint64_t lines;			/* event lines printed so far */
-	uint64_t lost;			/* events bpftrace reported lost ("Lost N events") */
-	struct rusage usage;		/* bpftrace's, after bpftrace_peer_stop */
+	long out_offset; /* how far the output has been read */
+	uint64_t lines; /* event lines printed so far */
+	uint64_t lost; /* events bpftrace reported lost ("Lost N events") */
+	struct rusage usage; /* bpftrace's, after bpftrace_peer_stop */
 };
 
 /* Starts bpftrace (its output to out_path, its log to out_path.log, pinned to cpu when >= 0,
  * with a per-CPU perf buffer of perf_pages pages) and loads the clones. Returns 0, or -1 with
  * one line in err. */
-int bpftrace_peer_start(struct bpftrace_peer *p, const char *out_path, int cpu,
-			unsigned perf_pages, char *err, size_t errlen);
+int bpftrace_peer_start(struct bpftrace_peer *p, const char *out_path, int cpu, unsigned perf_pages,
+			char *err, size_t errlen);
 /* Reads what bpftrace printed since the last call into lines and lost. */
 void bpftrace_peer_read_output(struct bpftrace_peer *p);
 /* Stops bpftrace (SIGINT: it flushes its output), reads the rest, closes everything. */

@@ -44,7 +44,7 @@ static int send(struct stream *s, struct it_event *e, uint32_t kind, const struc
 	e->h.pid = d->tid;
 	e->h.tid = d->tid;
 	e->h.flags = IT_F_DOMAIN_FROM_CALL;
-	strncpy(e->h.comm, d->comm, sizeof(e->h.comm) - 1);	/* e is zeroed */
+	strncpy(e->h.comm, d->comm, sizeof(e->h.comm) - 1); /* e is zeroed */
 	s->sent++;
 	return s->fn(e, s->ctx);
 }
@@ -62,18 +62,25 @@ static int map(struct stream *s, struct domain *d, int gpu)
 	d->next_iova = (d->next_iova + pgsize - 1) & ~(pgsize - 1);
 	if (d->next_iova + pgsize * pgcount > IOVA_WINDOW)
 		d->next_iova = pgsize;
-	paddr = gpu ? EVENT_STREAM_GPU_BAR1 + (r >> 16) % (EVENT_STREAM_GPU_BAR1_SIZE / pgsize) * pgsize
-		    : ((r >> 16) % (1ull << 22)) * 4096 + (1ull << 32);
+	paddr = gpu ? EVENT_STREAM_GPU_BAR1 +
+				(r >> 16) % (EVENT_STREAM_GPU_BAR1_SIZE / pgsize) * pgsize :
+		      ((r >> 16) % (1ull << 22)) * 4096 + (1ull << 32);
 	l = &d->fifo[(d->head + d->count++) % QUEUE_DEPTH];
 	*l = (struct live){ d->next_iova, pgsize * pgcount, pgsize };
 	d->next_iova += l->size;
 	e.h.probe_id = EVENT_STREAM_PROBE_MAP;
-	e.driver = (struct it_driver){ .domain = d->ptr, .iova = l->iova, .paddr = paddr,
-				       .pgsize = pgsize, .pgcount = pgcount };
+	e.driver = (struct it_driver){ .domain = d->ptr,
+				       .iova = l->iova,
+				       .paddr = paddr,
+				       .pgsize = pgsize,
+				       .pgcount = pgcount };
 	if (send(s, &e, IT_EV_DRIVER_MAP, d))
 		return -1;
 	memset(&e, 0, sizeof(e));
-	e.map = (struct it_map){ .domain = d->ptr, .iova = l->iova, .paddr = paddr, .size = l->size };
+	e.map = (struct it_map){ .domain = d->ptr,
+				 .iova = l->iova,
+				 .paddr = paddr,
+				 .size = l->size };
 	return send(s, &e, IT_EV_MAP, d);
 }
 
@@ -85,12 +92,16 @@ static int unmap(struct stream *s, struct domain *d)
 	d->head = (d->head + 1) % QUEUE_DEPTH;
 	d->count--;
 	e.h.probe_id = EVENT_STREAM_PROBE_UNMAP;
-	e.driver = (struct it_driver){ .domain = d->ptr, .iova = l.iova, .pgsize = l.pgsize,
+	e.driver = (struct it_driver){ .domain = d->ptr,
+				       .iova = l.iova,
+				       .pgsize = l.pgsize,
 				       .pgcount = l.size / l.pgsize };
 	if (send(s, &e, IT_EV_DRIVER_UNMAP, d))
 		return -1;
 	memset(&e, 0, sizeof(e));
-	e.unmap = (struct it_unmap){ .domain = d->ptr, .iova = l.iova, .size = l.size,
+	e.unmap = (struct it_unmap){ .domain = d->ptr,
+				     .iova = l.iova,
+				     .size = l.size,
 				     .unmapped_size = l.size };
 	return send(s, &e, IT_EV_UNMAP, d);
 }
@@ -101,12 +112,15 @@ static int announce(struct stream *s)
 	for (int i = 0; i < NDOMAINS; i++) {
 		struct it_event e = {};
 
-		e.domain = (struct it_domain){ .domain = s->d[i].ptr, .type = 3,
-			.pgsize_bitmap = (1ull << 12) | (1ull << 21) | (1ull << 30) };
+		e.domain = (struct it_domain){ .domain = s->d[i].ptr,
+					       .type = 3,
+					       .pgsize_bitmap =
+						       (1ull << 12) | (1ull << 21) | (1ull << 30) };
 		if (send(s, &e, IT_EV_DOMAIN, &s->d[i]))
 			return -1;
 		memset(&e, 0, sizeof(e));
-		e.device = (struct it_device){ .domain = s->d[i].ptr, .group_id = 10 + i,
+		e.device = (struct it_device){ .domain = s->d[i].ptr,
+					       .group_id = 10 + i,
 					       .domain_type = 3 };
 		strncpy(e.device.dev_name, s->d[i].dev, sizeof(e.device.dev_name) - 1);
 		if (send(s, &e, IT_EV_ATTACH, &s->d[i]))
@@ -124,8 +138,11 @@ int64_t event_stream_run(uint64_t count, uint64_t seed, event_stream_fn fn, void
 
 	for (int i = 0; i < NDOMAINS; i++)
 		s.d[i] = (struct domain){ .ptr = 0xffff888100001000ull + 0x1000ull * i,
-			.dev = devs[i], .tid = 1001 + i, .cpu = i, .comm = comms[i],
-			.next_iova = 1ull << 20 };
+					  .dev = devs[i],
+					  .tid = 1001 + i,
+					  .cpu = i,
+					  .comm = comms[i],
+					  .next_iova = 1ull << 20 };
 	if (announce(&s))
 		return -1;
 	while (s.sent < count) {
@@ -147,6 +164,7 @@ int64_t event_stream_run(uint64_t count, uint64_t seed, event_stream_fn fn, void
 
 const char *event_stream_probe_name(void *ctx, uint32_t probe_id)
 {
-	return probe_id == EVENT_STREAM_PROBE_MAP ? "intel_iommu_map_pages" :
-	       probe_id == EVENT_STREAM_PROBE_UNMAP ? "intel_iommu_unmap_pages" : NULL;
+	return probe_id == EVENT_STREAM_PROBE_MAP   ? "intel_iommu_map_pages" :
+	       probe_id == EVENT_STREAM_PROBE_UNMAP ? "intel_iommu_unmap_pages" :
+						      NULL;
 }

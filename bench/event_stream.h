@@ -10,9 +10,9 @@
 #include "bpf/iommutrace.h"
 
 #define EVENT_STREAM_GPU_BDF "0000:41:00.0"
-#define EVENT_STREAM_GPU_BAR1 0x3800000000ull	/* the GPU's BAR1, 64 GiB */
+#define EVENT_STREAM_GPU_BAR1 0x3800000000ull /* the GPU's BAR1, 64 GiB */
 #define EVENT_STREAM_GPU_BAR1_SIZE (64ull << 30)
-#define EVENT_STREAM_PROBE_MAP 1		/* probe ids of the driver records */
+#define EVENT_STREAM_PROBE_MAP 1 /* probe ids of the driver records */
 #define EVENT_STREAM_PROBE_UNMAP 2
 
 typedef int (*event_stream_fn)(const struct it_event *e, void *ctx);

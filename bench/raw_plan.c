@@ -11,8 +11,9 @@ int bench_raw_plan(const char *prog, struct probe_plan *plan)
 		fprintf(stderr, "%s: needs %s (run as root)\n", prog, missing);
 		return 1;
 	}
-	if (probe_plan_build(plan, &(struct probe_plan_opts){ .raw_tp_only = true,
-			     .no_functions = true }, err, sizeof(err))) {
+	if (probe_plan_build(plan,
+			     &(struct probe_plan_opts){ .raw_tp_only = true, .no_functions = true },
+			     err, sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", prog, err);
 		return 1;
 	}
@@ -20,5 +21,7 @@ int bench_raw_plan(const char *prog, struct probe_plan *plan)
 }
 
 const enum capture_mode bench_modes[BENCH_NMODES] = {
-	CAPTURE_PER_EVENT, CAPTURE_AGGREGATE, CAPTURE_THRESHOLD,
+	CAPTURE_PER_EVENT,
+	CAPTURE_AGGREGATE,
+	CAPTURE_THRESHOLD,
 };

@@ -52,7 +52,7 @@ const volatile __u64 wakeup_bytes;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 8 << 20);	/* resized by user space */
+	__uint(max_entries, 8 << 20); /* resized by user space */
 } events SEC(".maps");
 
 /* reservation failures, per CPU and event kind */
@@ -151,7 +151,8 @@ static __always_inline void submit(struct it_event *e)
 	if (wakeup_bytes) {
 		avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
 		flags = avail >= wakeup_bytes && (avail & (wakeup_bytes - 1)) < IT_RECORD_BYTES ?
-			BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+				BPF_RB_FORCE_WAKEUP :
+				BPF_RB_NO_WAKEUP;
 	}
 	bpf_ringbuf_submit(e, flags);
 }
@@ -349,11 +350,14 @@ static __always_inline bool count_in_slot(const struct it_agg_key *key, __u64 by
 
 /* Counts one call: in its slot, else in the aggregates hash; when the hash is full, in
  * agg_overflow. */
-static __always_inline void aggregate(__u32 op, __u64 domain, __u64 len, __u64 pgsize,
-				      __u32 align, __u64 bytes, __u64 pages)
+static __always_inline void aggregate(__u32 op, __u64 domain, __u64 len, __u64 pgsize, __u32 align,
+				      __u64 bytes, __u64 pages)
 {
-	struct it_agg_key key = { .domain = domain, .pgsize = pgsize, .op = op,
-				  .size_log2 = len ? log2_floor(len) : 0, .align_log2 = align };
+	struct it_agg_key key = { .domain = domain,
+				  .pgsize = pgsize,
+				  .op = op,
+				  .size_log2 = len ? log2_floor(len) : 0,
+				  .align_log2 = align };
 	struct it_agg_value first = { .count = 1, .bytes = bytes, .pages = pages };
 	struct it_agg_value *v;
 	__u64 *lost;
@@ -466,8 +470,7 @@ static __always_inline void note_driver_call(struct it_driver_call *dc, __u32 ti
 		dc->reported = domain;
 }
 
-static __always_inline void enter_driver_call(__u32 call, __u64 domain, __u64 iova,
-					      __u32 probe_id)
+static __always_inline void enter_driver_call(__u32 call, __u64 domain, __u64 iova, __u32 probe_id)
 {
 	struct it_driver_call *dc = bpf_map_lookup_elem(&driver_calls, &call);
 
@@ -531,8 +534,7 @@ static __always_inline __u64 let_go_what(bool keep, __u32 call, __u32 probe_id, 
  * iommu:unmap programs kept the verifier busy for long. Keep the loop free of branches: one
  * that took the log2 of each page size there made the 6.1 verifier give up (a million
  * instructions processed). */
-__noinline int let_go_driver_call(__u64 what, __u64 domain, __u64 iova, __u64 paddr,
-				  __u64 pgcount)
+__noinline int let_go_driver_call(__u64 what, __u64 domain, __u64 iova, __u64 paddr, __u64 pgcount)
 {
 	__u32 call = what >> LET_GO_CALL_SHIFT & LET_GO_CALL_MASK;
 	__u32 kind = call == IT_CALL_MAP ? IT_EV_DRIVER_MAP : IT_EV_DRIVER_UNMAP;
@@ -550,8 +552,8 @@ __noinline int let_go_driver_call(__u64 what, __u64 domain, __u64 iova, __u64 pa
 /* Lets the driver calls held in dc go: as records when keep (the core call whose event this is
  * reached the threshold) and they lie in its range [iova, iova + size), else counted. Returns
  * whether any lay in the range. */
-static __always_inline bool release_driver_calls(struct it_driver_call *dc, __u32 call,
-						 bool keep, __u64 iova, __u64 size)
+static __always_inline bool release_driver_calls(struct it_driver_call *dc, __u32 call, bool keep,
+						 __u64 iova, __u64 size)
 {
 	__u32 n = dc->npending;
 	bool inside = 0;
@@ -676,7 +678,8 @@ static __always_inline int on_unmap(__u64 iova, __u64 size, __u64 unmapped)
 	__u32 held_here = 1;
 
 	if (holds_driver_calls(IT_CALL_UNMAP))
-		held_here = end_held_driver_calls(dc, IT_CALL_UNMAP, !counted(extent), iova, extent);
+		held_here =
+			end_held_driver_calls(dc, IT_CALL_UNMAP, !counted(extent), iova, extent);
 	if (counted(extent)) {
 		aggregate(IT_EV_UNMAP, running_event_domain(dc, IT_CALL_UNMAP, iova, size), size, 0,
 			  align_class(iova), unmapped, 0);
@@ -835,7 +838,8 @@ static __always_inline int on_device_call(struct device *dev, __u32 slot)
 /* call: the kind of IOMMU core call the driver call runs in (the threshold mode asks its size;
  * for driver_domains, a map_pages or unmap_pages call stands in for it) */
 static __always_inline int on_driver(__u32 kind, __u32 probe_id, __u32 call, __u64 domain,
-				     __u64 iova, __u64 paddr, __u64 pgsize, __u64 pgcount, __u64 len)
+				     __u64 iova, __u64 paddr, __u64 pgsize, __u64 pgcount,
+				     __u64 len)
 {
 	if (kind != IT_EV_DRIVER_MAP_RANGE && (driver_domains & (1u << call))) {
 		if (holds_driver_calls(call))
@@ -915,13 +919,18 @@ int replay_map_unmap(__u64 *ctx)
 /* ARGS() keeps an argument list in parentheses through the macro layers; UNPAREN opens it */
 #define ARGS(...) (__VA_ARGS__)
 #define UNPAREN(...) __VA_ARGS__
-#define TRACEPOINT_AS(prog, name, args, call)						\
-	SEC("tp_btf/" #name) int BPF_PROG(btf_##prog, UNPAREN args) { return call; }	\
-	SEC("raw_tp/" #name) int BPF_PROG(raw_##prog, UNPAREN args) { return call; }
+#define TRACEPOINT_AS(prog, name, args, call) \
+	SEC("tp_btf/" #name) int BPF_PROG(btf_##prog, UNPAREN args) \
+	{ \
+		return call; \
+	} \
+	SEC("raw_tp/" #name) int BPF_PROG(raw_##prog, UNPAREN args) \
+	{ \
+		return call; \
+	}
 #define TRACEPOINT(name, args, call) TRACEPOINT_AS(name, name, args, call)
 
-TRACEPOINT(map, ARGS(unsigned long iova, phys_addr_t paddr, size_t size),
-	   on_map(iova, paddr, size))
+TRACEPOINT(map, ARGS(unsigned long iova, phys_addr_t paddr, size_t size), on_map(iova, paddr, size))
 TRACEPOINT(unmap, ARGS(unsigned long iova, size_t size, size_t unmapped),
 	   on_unmap(iova, size, unmapped))
 TRACEPOINT(attach_device_to_domain, ARGS(struct device *dev),
@@ -935,12 +944,12 @@ TRACEPOINT(io_page_fault, ARGS(struct device *dev, unsigned long iova, int flags
 TRACEPOINT(qi_submit, ARGS(void *iommu, u64 qw0, u64 qw1, u64 qw2, u64 qw3),
 	   on_qi_submit(qw0, qw1, qw2, qw3))
 TRACEPOINT(cache_tag_flush_range,
-	   ARGS(struct cache_tag *tag, unsigned long start, unsigned long end,
-		unsigned long addr, unsigned long pages, unsigned long mask),
+	   ARGS(struct cache_tag *tag, unsigned long start, unsigned long end, unsigned long addr,
+		unsigned long pages, unsigned long mask),
 	   on_cache_tag_flush(IT_TP_CACHE_TAG_FLUSH, tag, start, end, addr, pages, mask))
 TRACEPOINT(cache_tag_flush_range_np,
-	   ARGS(struct cache_tag *tag, unsigned long start, unsigned long end,
-		unsigned long addr, unsigned long pages, unsigned long mask),
+	   ARGS(struct cache_tag *tag, unsigned long start, unsigned long end, unsigned long addr,
+		unsigned long pages, unsigned long mask),
 	   on_cache_tag_flush(IT_TP_CACHE_TAG_FLUSH_NP, tag, start, end, addr, pages, mask))
 /* 7.x dropped the pages argument (2^mask pages are flushed); the plan picks the variant whose
  * argument count matches the kernel's BTF */
@@ -979,11 +988,15 @@ static __always_inline __u64 kprobe_call_size(struct pt_regs *ctx, __u32 slot)
 }
 
 /* Function slots: each fentry/kprobe pair is pointed at one kernel function by user space. */
-#define DOMAIN_SLOT(i)								\
-	SEC("fentry") int BPF_PROG(fe_domain_##i, void *domain)			\
-	{ return on_domain_call((__u64)domain, fentry_call_size(ctx, i), i); }	\
-	SEC("kprobe") int BPF_KPROBE(kp_domain_##i, void *domain)		\
-	{ return on_domain_call((__u64)domain, kprobe_call_size(ctx, i), i); }
+#define DOMAIN_SLOT(i) \
+	SEC("fentry") int BPF_PROG(fe_domain_##i, void *domain) \
+	{ \
+		return on_domain_call((__u64)domain, fentry_call_size(ctx, i), i); \
+	} \
+	SEC("kprobe") int BPF_KPROBE(kp_domain_##i, void *domain) \
+	{ \
+		return on_domain_call((__u64)domain, kprobe_call_size(ctx, i), i); \
+	}
 
 /* The domain argument of an fentry driver slot as a number. The typed argument is a pointer to
  * struct iommu_domain, which the counting modes' slot hash may not combine (the verifier refuses
@@ -1001,48 +1014,70 @@ static __always_inline __u64 fentry_domain(void *ctx, void *domain)
 }
 
 /* map_pages(domain, iova, paddr, pgsize, pgcount, ...) */
-#define MAP_SLOT(i)								\
-	SEC("fentry") int BPF_PROG(fe_map_##i, void *domain, unsigned long iova,	\
-				   phys_addr_t paddr, size_t pgsize, size_t pgcount)	\
-	{ return on_driver(IT_EV_DRIVER_MAP, map_slot_probe[i], IT_CALL_MAP,		\
-			   fentry_domain(ctx, domain), iova, paddr, pgsize, pgcount,	\
-			   pgsize * pgcount); }						\
-	SEC("kprobe") int BPF_KPROBE(kp_map_##i, void *domain, unsigned long iova,	\
-				     phys_addr_t paddr, size_t pgsize, size_t pgcount)	\
-	{ return on_driver(IT_EV_DRIVER_MAP, map_slot_probe[i], IT_CALL_MAP,		\
-			   (__u64)domain, iova, paddr, pgsize, pgcount, pgsize * pgcount); }
+#define MAP_SLOT(i) \
+	SEC("fentry") \
+	int BPF_PROG(fe_map_##i, void *domain, unsigned long iova, phys_addr_t paddr, \
+		     size_t pgsize, size_t pgcount) \
+	{ \
+		return on_driver(IT_EV_DRIVER_MAP, map_slot_probe[i], IT_CALL_MAP, \
+				 fentry_domain(ctx, domain), iova, paddr, pgsize, pgcount, \
+				 pgsize * pgcount); \
+	} \
+	SEC("kprobe") \
+	int BPF_KPROBE(kp_map_##i, void *domain, unsigned long iova, phys_addr_t paddr, \
+		       size_t pgsize, size_t pgcount) \
+	{ \
+		return on_driver(IT_EV_DRIVER_MAP, map_slot_probe[i], IT_CALL_MAP, (__u64)domain, \
+				 iova, paddr, pgsize, pgcount, pgsize * pgcount); \
+	}
 
 /* unmap_pages(domain, iova, pgsize, pgcount, gather) */
-#define UNMAP_SLOT(i)								\
-	SEC("fentry") int BPF_PROG(fe_unmap_##i, void *domain, unsigned long iova,	\
-				   size_t pgsize, size_t pgcount)			\
-	{ return on_driver(IT_EV_DRIVER_UNMAP, unmap_slot_probe[i], IT_CALL_UNMAP,	\
-			   fentry_domain(ctx, domain), iova, 0, pgsize, pgcount,		\
-			   pgsize * pgcount); }						\
-	SEC("kprobe") int BPF_KPROBE(kp_unmap_##i, void *domain, unsigned long iova,	\
-				     size_t pgsize, size_t pgcount)			\
-	{ return on_driver(IT_EV_DRIVER_UNMAP, unmap_slot_probe[i], IT_CALL_UNMAP,	\
-			   (__u64)domain, iova, 0, pgsize, pgcount, pgsize * pgcount); }
+#define UNMAP_SLOT(i) \
+	SEC("fentry") \
+	int BPF_PROG(fe_unmap_##i, void *domain, unsigned long iova, size_t pgsize, \
+		     size_t pgcount) \
+	{ \
+		return on_driver(IT_EV_DRIVER_UNMAP, unmap_slot_probe[i], IT_CALL_UNMAP, \
+				 fentry_domain(ctx, domain), iova, 0, pgsize, pgcount, \
+				 pgsize * pgcount); \
+	} \
+	SEC("kprobe") \
+	int BPF_KPROBE(kp_unmap_##i, void *domain, unsigned long iova, size_t pgsize, \
+		       size_t pgcount) \
+	{ \
+		return on_driver(IT_EV_DRIVER_UNMAP, unmap_slot_probe[i], IT_CALL_UNMAP, \
+				 (__u64)domain, iova, 0, pgsize, pgcount, pgsize * pgcount); \
+	}
 
 /* map_range(pt_iommu, iova, paddr, len, ...): the leaf is chosen inside, so the record carries
  * the range and the domain of the enclosing iommu_map call; user space derives the pages. */
-#define RANGE_SLOT(i)								\
-	SEC("fentry") int BPF_PROG(fe_range_##i, void *pt, unsigned long iova,	\
-				   phys_addr_t paddr, size_t len)			\
-	{ return on_driver(IT_EV_DRIVER_MAP_RANGE, range_slot_probe[i], IT_CALL_MAP,	\
-			   running_call_domain(IT_CALL_MAP), iova, paddr, 0, 0, len); }	\
-	SEC("kprobe") int BPF_KPROBE(kp_range_##i, void *pt, unsigned long iova,	\
-				     phys_addr_t paddr, size_t len)			\
-	{ return on_driver(IT_EV_DRIVER_MAP_RANGE, range_slot_probe[i], IT_CALL_MAP,	\
-			   running_call_domain(IT_CALL_MAP), iova, paddr, 0, 0, len); }
+#define RANGE_SLOT(i) \
+	SEC("fentry") \
+	int BPF_PROG(fe_range_##i, void *pt, unsigned long iova, phys_addr_t paddr, size_t len) \
+	{ \
+		return on_driver(IT_EV_DRIVER_MAP_RANGE, range_slot_probe[i], IT_CALL_MAP, \
+				 running_call_domain(IT_CALL_MAP), iova, paddr, 0, 0, len); \
+	} \
+	SEC("kprobe") \
+	int BPF_KPROBE(kp_range_##i, void *pt, unsigned long iova, phys_addr_t paddr, size_t len) \
+	{ \
+		return on_driver(IT_EV_DRIVER_MAP_RANGE, range_slot_probe[i], IT_CALL_MAP, \
+				 running_call_domain(IT_CALL_MAP), iova, paddr, 0, 0, len); \
+	}
 
 /* DMA API functions taking the device first */
-#define DEVICE_SLOT(i)								\
-	SEC("fentry") int BPF_PROG(fe_device_##i, struct device *dev)		\
-	{ return on_device_call(dev, i); }					\
-	SEC("kprobe") int BPF_KPROBE(kp_device_##i, struct device *dev)		\
-	{ return on_device_call(dev, i); }
+#define DEVICE_SLOT(i) \
+	SEC("fentry") int BPF_PROG(fe_device_##i, struct device *dev) \
+	{ \
+		return on_device_call(dev, i); \
+	} \
+	SEC("kprobe") int BPF_KPROBE(kp_device_##i, struct device *dev) \
+	{ \
+		return on_device_call(dev, i); \
+	}
 
+/* the slot programs, four to a line */
+/* clang-format off */
 DOMAIN_SLOT(0) DOMAIN_SLOT(1) DOMAIN_SLOT(2) DOMAIN_SLOT(3)
 DOMAIN_SLOT(4) DOMAIN_SLOT(5) DOMAIN_SLOT(6) DOMAIN_SLOT(7)
 DOMAIN_SLOT(8) DOMAIN_SLOT(9) DOMAIN_SLOT(10) DOMAIN_SLOT(11)
@@ -1051,3 +1086,4 @@ UNMAP_SLOT(0) UNMAP_SLOT(1) UNMAP_SLOT(2) UNMAP_SLOT(3)
 RANGE_SLOT(0) RANGE_SLOT(1) RANGE_SLOT(2)
 DEVICE_SLOT(0) DEVICE_SLOT(1) DEVICE_SLOT(2) DEVICE_SLOT(3)
 DEVICE_SLOT(4) DEVICE_SLOT(5) DEVICE_SLOT(6) DEVICE_SLOT(7)
+	/* clang-format on */

@@ -13,32 +13,32 @@
 #define IT_DEV_NAME_LEN 32
 
 enum it_event_kind {
-	IT_EV_MAP = 1,		/* iommu:map */
-	IT_EV_UNMAP,		/* iommu:unmap */
-	IT_EV_ATTACH,		/* iommu:attach_device_to_domain */
-	IT_EV_GROUP_ADD,	/* iommu:add_device_to_group */
-	IT_EV_GROUP_REMOVE,	/* iommu:remove_device_from_group */
-	IT_EV_FAULT,		/* iommu:io_page_fault */
-	IT_EV_DRIVER_MAP,	/* driver map_pages(domain, iova, paddr, pgsize, pgcount) */
-	IT_EV_DRIVER_UNMAP,	/* driver unmap_pages(domain, iova, pgsize, pgcount) */
-	IT_EV_DRIVER_MAP_RANGE,	/* driver map_range(pt, iova, paddr, len): leaf chosen inside */
-	IT_EV_DOMAIN,		/* first sight of a domain: its type and page-size bitmap */
-	IT_EV_QI_SUBMIT,	/* intel_iommu:qi_submit: one invalidation descriptor */
-	IT_EV_CACHE_TAG_FLUSH,	/* intel_iommu:cache_tag_flush_range(_np) */
-	IT_EV_DOMAIN_DEVICE,	/* a device seen using a domain through the DMA API */
+	IT_EV_MAP = 1, /* iommu:map */
+	IT_EV_UNMAP, /* iommu:unmap */
+	IT_EV_ATTACH, /* iommu:attach_device_to_domain */
+	IT_EV_GROUP_ADD, /* iommu:add_device_to_group */
+	IT_EV_GROUP_REMOVE, /* iommu:remove_device_from_group */
+	IT_EV_FAULT, /* iommu:io_page_fault */
+	IT_EV_DRIVER_MAP, /* driver map_pages(domain, iova, paddr, pgsize, pgcount) */
+	IT_EV_DRIVER_UNMAP, /* driver unmap_pages(domain, iova, pgsize, pgcount) */
+	IT_EV_DRIVER_MAP_RANGE, /* driver map_range(pt, iova, paddr, len): leaf chosen inside */
+	IT_EV_DOMAIN, /* first sight of a domain: its type and page-size bitmap */
+	IT_EV_QI_SUBMIT, /* intel_iommu:qi_submit: one invalidation descriptor */
+	IT_EV_CACHE_TAG_FLUSH, /* intel_iommu:cache_tag_flush_range(_np) */
+	IT_EV_DOMAIN_DEVICE, /* a device seen using a domain through the DMA API */
 	IT_EV_KIND_MAX,
 };
 
 /* Identifies which kernel function or tracepoint produced a record; the user side turns it back
  * into a name through the probe plan (tracer/probe_plan.h). */
 struct it_event_header {
-	__u64 ts_ns;		/* CLOCK_MONOTONIC */
-	__u32 kind;		/* enum it_event_kind */
+	__u64 ts_ns; /* CLOCK_MONOTONIC */
+	__u32 kind; /* enum it_event_kind */
 	__u32 cpu;
-	__u32 pid;		/* thread group id */
+	__u32 pid; /* thread group id */
 	__u32 tid;
-	__u32 probe_id;		/* index into the probe plan */
-	__u32 flags;		/* IT_F_* */
+	__u32 probe_id; /* index into the probe plan */
+	__u32 flags; /* IT_F_* */
 	char comm[IT_COMM_LEN];
 };
 
@@ -107,10 +107,10 @@ struct it_cache_tag_flush {
 	__u64 start;
 	__u64 end;
 	__u64 addr;
-	__u64 pages;		/* 0: the kernel does not pass it (7.x) */
+	__u64 pages; /* 0: the kernel does not pass it (7.x) */
 	__u64 mask;
 	__u32 domain_id;
-	__u32 np;		/* 1: the _np (non-present) variant */
+	__u32 np; /* 1: the _np (non-present) variant */
 	char dev_name[IT_DEV_NAME_LEN];
 };
 
@@ -119,7 +119,7 @@ struct it_event {
 	union {
 		struct it_map map;
 		struct it_unmap unmap;
-		struct it_device device;	/* attach, group add/remove, domain-device */
+		struct it_device device; /* attach, group add/remove, domain-device */
 		struct it_fault fault;
 		struct it_driver driver;
 		struct it_domain domain;
@@ -134,9 +134,9 @@ struct it_event {
 
 /* What the programs do with map/unmap/driver/invalidation calls (rodata capture_mode) */
 enum it_capture_mode {
-	IT_MODE_PER_EVENT,	/* one ring buffer record each */
-	IT_MODE_AGGREGATE,	/* counted in the aggregates hash */
-	IT_MODE_THRESHOLD,	/* a record when the IOMMU core call is >= threshold, else counted */
+	IT_MODE_PER_EVENT, /* one ring buffer record each */
+	IT_MODE_AGGREGATE, /* counted in the aggregates hash */
+	IT_MODE_THRESHOLD, /* a record when the IOMMU core call is >= threshold, else counted */
 };
 
 /* The value of domain_by_call: the IOMMU core call of a kind a thread entered last, its domain
@@ -174,11 +174,11 @@ struct it_driver_call {
 	__u64 domain;
 	__u64 iova;
 	__u64 reported;
-	__u64 next_iova;	/* where the held map call's next driver call starts */
+	__u64 next_iova; /* where the held map call's next driver call starts */
 	__u32 tid;
 	__u32 npending;
 	__u32 big;
-	__u32 busy;		/* a program holds or lets go here (one nested in it keeps off) */
+	__u32 busy; /* a program holds or lets go here (one nested in it keeps off) */
 	struct it_driver_chunk pending[IT_PENDING_DRIVER_CALLS];
 };
 
@@ -187,19 +187,19 @@ struct it_driver_call {
 
 /* The key of the aggregates hash: one class of calls. */
 struct it_agg_key {
-	__u64 domain;		/* 0: unknown (no domain probe) or none (invalidations) */
-	__u64 pgsize;		/* driver map_pages/unmap_pages: the page size; else 0 */
-	__u32 op;		/* enum it_event_kind of the record the call would have made */
-	__u32 size_log2;	/* floor(log2(the call's length in bytes)); 0 when it has none */
-	__u32 align_log2;	/* trailing zero bits of iova|paddr (maps), of iova (unmaps), capped */
+	__u64 domain; /* 0: unknown (no domain probe) or none (invalidations) */
+	__u64 pgsize; /* driver map_pages/unmap_pages: the page size; else 0 */
+	__u32 op; /* enum it_event_kind of the record the call would have made */
+	__u32 size_log2; /* floor(log2(the call's length in bytes)); 0 when it has none */
+	__u32 align_log2; /* trailing zero bits of iova|paddr (maps), of iova (unmaps), capped */
 	__u32 pad;
 };
 
 /* Per CPU, cumulative from load (never reset nor deleted: user space takes differences). */
 struct it_agg_value {
-	__u64 count;		/* calls */
-	__u64 bytes;		/* bytes mapped, unmapped or flushed */
-	__u64 pages;		/* page-table entries (driver records), pages flushed; else 0 */
+	__u64 count; /* calls */
+	__u64 bytes; /* bytes mapped, unmapped or flushed */
+	__u64 pages; /* page-table entries (driver records), pages flushed; else 0 */
 };
 
 /* The counting fast path: IT_AGG_SLOTS slots, direct-mapped by it_agg_slot_of(key), each naming
@@ -214,7 +214,7 @@ struct it_agg_value {
 
 struct it_agg_slot_key {
 	struct it_agg_key key;
-	__u64 ready;		/* 1: key is whole and counted in agg_slot_counts */
+	__u64 ready; /* 1: key is whole and counted in agg_slot_counts */
 };
 
 /* The slot of a class: a multiplicative hash of the key's words, its top 8 bits. */

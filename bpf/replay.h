@@ -9,8 +9,8 @@
 
 #define IT_REPLAY_MAX_BATCH 1024
 #define IT_REPLAY_SIZE 4096ull
-#define IT_REPLAY_UNMAP(n) ((n) & 1)
+#define IT_REPLAY_UNMAP(n) ((n)&1)
 #define IT_REPLAY_IOVA(n) (0x100000000ull + (((n) / 2) % 65536) * IT_REPLAY_SIZE)
-#define IT_REPLAY_PADDR(n) (0x200000000ull + (((n) * 7919) % (1u << 20)) * IT_REPLAY_SIZE)
+#define IT_REPLAY_PADDR(n) (0x200000000ull + (((n)*7919) % (1u << 20)) * IT_REPLAY_SIZE)
 
 #endif

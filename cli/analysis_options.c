@@ -17,7 +17,8 @@ int analysis_option(struct analysis_opts *o, int opt, const char *arg, const cha
 	case 'S':
 		if (parse_u64(arg, &n) || n > INT64_MAX) {
 			log_error("bad --session '%s': give a session number; see 'iommutrace %s "
-				  "--help'", arg, command);
+				  "--help'",
+				  arg, command);
 			return -1;
 		}
 		o->session = (int64_t)n;

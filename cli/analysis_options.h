@@ -9,24 +9,28 @@
 
 struct analysis_opts {
 	const char *db_path;
-	int64_t session;		/* -1: every session */
+	int64_t session; /* -1: every session */
 	enum render_format format;
 };
 
 /* The long options to put in a command's table (ANALYSIS_LONG_OPTIONS, then its own), their
  * short letters in ANALYSIS_SHORT_OPTIONS. */
 #define ANALYSIS_LONG_OPTIONS \
-	{ "session", required_argument, NULL, 'S' }, \
-	{ "json", no_argument, NULL, 'J' }, \
-	{ "csv", no_argument, NULL, 'C' }, \
-	{ "format", required_argument, NULL, 'F' }
+	{ "session", required_argument, NULL, 'S' }, { "json", no_argument, NULL, 'J' }, \
+		{ "csv", no_argument, NULL, 'C' }, \
+	{ \
+		"format", required_argument, NULL, 'F' \
+	}
 #define ANALYSIS_SHORT_OPTIONS "S:JCF:"
 /* The usage lines of those options, for --help. */
+/* the --help text, laid out as printed */
+/* clang-format off */
 #define ANALYSIS_OPTIONS_HELP \
 "  -S, --session N       only session N (default: every session in the database)\n" \
 "  -J, --json            JSON: one document, a section per table (rows as objects)\n" \
 "  -C, --csv             CSV: per table a '# NAME: TITLE' line, a header and the rows\n" \
 "  -F, --format FORMAT   text (default), json or csv\n"
+/* clang-format on */
 
 void analysis_opts_init(struct analysis_opts *o);
 /**

@@ -18,13 +18,15 @@
 #include "cli/options.h"
 
 #define EXIT_STATUS_HELP \
-"exit status: 0 ok, 1 failure (unreadable DB, not an iommutrace database, a newer schema,\n" \
-"no such session), 2 bad usage\n"
+	"exit status: 0 ok, 1 failure (unreadable DB, not an iommutrace database, a newer schema,\n" \
+	"no such session), 2 bad usage\n"
 
 #define MIGRATE_HELP \
-"An older database is migrated first, and map lifetimes computed where missing: audit writes\n" \
-"to DB, or, when it cannot (read-only media, no permission), to a copy of DB in memory.\n"
+	"An older database is migrated first, and map lifetimes computed where missing: audit writes\n" \
+	"to DB, or, when it cannot (read-only media, no permission), to a copy of DB in memory.\n"
 
+/* the --help text, laid out as printed */
+/* clang-format off */
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -42,7 +44,10 @@ static void usage(FILE *f)
 "'iommutrace audit align --help' and 'iommutrace audit bar --help' describe each.\n"
 "\n" EXIT_STATUS_HELP);
 }
+/* clang-format on */
 
+/* the --help text, laid out as printed */
+/* clang-format off */
 static void usage_align(FILE *f)
 {
 	fprintf(f,
@@ -70,7 +75,10 @@ ANALYSIS_OPTIONS_HELP
 "  -h, --help            this text\n"
 "\n" EXIT_STATUS_HELP);
 }
+/* clang-format on */
 
+/* the --help text, laid out as printed */
+/* clang-format off */
 static void usage_bar(FILE *f)
 {
 	fprintf(f,
@@ -101,6 +109,7 @@ ANALYSIS_OPTIONS_HELP
 "exit status: 0 ok, 1 failure (unreadable DB, not an iommutrace database, a newer schema,\n"
 "no such session, no BAR of --device recorded), 2 bad usage\n", AUDIT_IOTLB_ENTRIES);
 }
+/* clang-format on */
 
 /* The IOTLB sizes worth stating: a real one has tens to thousands of entries. */
 #define IOTLB_ENTRIES_MAX (1 << 24)
@@ -112,7 +121,8 @@ static int bar_option(int opt, const char *arg, struct audit_bar_opts *bar)
 
 	if (opt == 'd') {
 		if (parse_bdf(arg, bar->device)) {
-			log_error("bad PCI address '%s': give DDDD:BB:DD.F, e.g. 0000:01:00.0", arg);
+			log_error("bad PCI address '%s': give DDDD:BB:DD.F, e.g. 0000:01:00.0",
+				  arg);
 			return -1;
 		}
 		return 0;
@@ -128,7 +138,7 @@ static int bar_option(int opt, const char *arg, struct audit_bar_opts *bar)
 
 struct audit_opts {
 	struct analysis_opts a;
-	struct audit_bar_opts *bar;	/* NULL: audit align */
+	struct audit_bar_opts *bar; /* NULL: audit align */
 	const char *command;
 };
 
@@ -137,7 +147,7 @@ static int on_option(void *ctx, int opt, const char *arg)
 	struct audit_opts *o = ctx;
 	int rc = analysis_option(&o->a, opt, arg, o->command);
 
-	return rc <= 0 ? rc : bar_option(opt, arg, o->bar);	/* 'd', 'n': audit bar's */
+	return rc <= 0 ? rc : bar_option(opt, arg, o->bar); /* 'd', 'n': audit bar's */
 }
 
 /* Options of `audit align` (bar NULL) or `audit bar`: 0, 1 after --help, -1 bad usage. */
@@ -155,9 +165,11 @@ static int parse_args(int argc, char **argv, const char *command, struct analysi
 		{},
 	};
 	const struct cli_command cmd = {
-		.name = command, .short_opts = bar ? ANALYSIS_SHORT_OPTIONS "d:n:" :
-		ANALYSIS_SHORT_OPTIONS, .long_opts = bar ? bar_opts : align_opts,
-		.usage = bar ? usage_bar : usage_align, .on_option = on_option,
+		.name = command,
+		.short_opts = bar ? ANALYSIS_SHORT_OPTIONS "d:n:" : ANALYSIS_SHORT_OPTIONS,
+		.long_opts = bar ? bar_opts : align_opts,
+		.usage = bar ? usage_bar : usage_align,
+		.on_option = on_option,
 		.operands = CLI_OPERANDS,
 	};
 	struct audit_opts ao = { .bar = bar, .command = command };
@@ -187,7 +199,8 @@ static int audit(int argc, char **argv, const char *command, struct audit_bar_op
 		rc = audit_bar_device_known(a.db, bar->device);
 		if (rc == 0)
 			log_error("%s recorded no BAR of %s: 'sqlite3 %s \"SELECT DISTINCT bdf FROM "
-				  "bars\"' lists the devices with BARs", o.db_path, bar->device,
+				  "bars\"' lists the devices with BARs",
+				  o.db_path, bar->device,
 				  shell_word(word, sizeof(word), o.db_path));
 		if (rc <= 0) {
 			analysis_close(&a);
@@ -197,7 +210,8 @@ static int audit(int argc, char **argv, const char *command, struct audit_bar_op
 	render_begin(&r, o.format, stdout, command, o.db_path);
 	for (size_t i = 0; i < a.nsessions && !failed; i++) {
 		if (a.nsessions > 1)
-			snprintf(suffix, sizeof(suffix), " (session %lld)", (long long)a.sessions[i]);
+			snprintf(suffix, sizeof(suffix), " (session %lld)",
+				 (long long)a.sessions[i]);
 		failed = bar ? audit_bar_render(&r, a.db, a.sessions[i], suffix, bar) :
 			       audit_align_render(&r, a.db, a.sessions[i], suffix);
 	}
@@ -226,9 +240,11 @@ int cmd_audit(int argc, char **argv)
 		return audit(argc - 1, argv + 1, "audit bar", &bar);
 	if (argv[1][0] == '-')
 		log_error("unknown option '%s': audit takes align or bar first; see 'iommutrace "
-			  "audit --help'", argv[1]);
+			  "audit --help'",
+			  argv[1]);
 	else
 		log_error("unknown audit subcommand '%s': give align or bar; see 'iommutrace audit "
-			  "--help'", argv[1]);
+			  "--help'",
+			  argv[1]);
 	return IT_EXIT_USAGE;
 }

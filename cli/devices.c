@@ -15,6 +15,8 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 
+/* the --help text, laid out as printed */
+/* clang-format off */
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -35,6 +37,7 @@ static void usage(FILE *f)
 "I/O-port BARs are not shown: they are neither DMA targets nor mmap windows.\n"
 "exit status: 0 ok, 1 failure, 2 bad usage\n");
 }
+/* clang-format on */
 
 static const char *yes_no(int capability)
 {
@@ -96,7 +99,8 @@ static void print_intel_details(const struct iommu_unit *u, bool superpages_off)
 	printf("    scalable mode   %s", yes_no(u->scalable_mode));
 	if (u->scalable_mode == 1)
 		printf(" (first-level %s, with 1 GiB pages %s; second-level %s; nested %s)",
-		       ecap.flts ? "yes" : "no", u->have_cap ? (cap.fl1gp ? "yes" : "no") : "unknown",
+		       ecap.flts ? "yes" : "no",
+		       u->have_cap ? (cap.fl1gp ? "yes" : "no") : "unknown",
 		       ecap.slts ? "yes" : "no", ecap.nest ? "yes" : "no");
 	printf("\n    pass-through    %s\n", yes_no(u->pass_through));
 }
@@ -144,7 +148,8 @@ static void print_units(const struct inventory *inv, const char *root)
 	root_dir(dir, root, "/sys/class/iommu");
 	if (!inv->n_iommus) {
 		printf("no IOMMU units in %s: the IOMMU is off or absent (enable VT-d or AMD-Vi in "
-		       "the firmware; on Intel, boot with intel_iommu=on)\n", dir);
+		       "the firmware; on Intel, boot with intel_iommu=on)\n",
+		       dir);
 		return;
 	}
 	printf("IOMMU units (%s):\n", dir);
@@ -225,7 +230,10 @@ static void print_device(const struct inventory *inv, const struct pci_device *d
 		snprintf(numa, sizeof(numa), "%d", d->numa_node);
 	printf("  %-12s  %-9s  %-6s  %-12s  %-5s  %-9s  %-6s  %s\n", d->bdf, ids, class,
 	       d->driver[0] ? d->driver : "-", group,
-	       d->iommu_group < 0 ? "-" : type ? type : "?", d->iommu[0] ? d->iommu : "-", numa);
+	       d->iommu_group < 0 ? "-" :
+	       type		  ? type :
+				    "?",
+	       d->iommu[0] ? d->iommu : "-", numa);
 	for (unsigned i = 0; i < d->n_bars; i++) {
 		const struct pci_bar *b = &d->bars[i];
 
@@ -264,7 +272,8 @@ static void print_gpus(const struct inventory *inv)
 
 		printf("  %s  ", g->bdf);
 		if (g->assigned)
-			printf("0x%016llx  %s", (unsigned long long)g->start, human_size(g->size, a));
+			printf("0x%016llx  %s", (unsigned long long)g->start,
+			       human_size(g->size, a));
 		else
 			printf("BAR1 unassigned");
 		if (g->have_nvml)
@@ -316,10 +325,10 @@ static void json_units(struct json_writer *w, const struct inventory *inv)
 			json_hex(w, "pgsize_bitmap", u->pgsize_bitmap);
 		else
 			json_null(w, "pgsize_bitmap");
-		json_tristate(w, "supports_2m", have_pgsizes ? !!(u->pgsize_bitmap & LEAF_2M)
-							     : IOMMU_CAP_UNKNOWN);
-		json_tristate(w, "supports_1g", have_pgsizes ? !!(u->pgsize_bitmap & LEAF_1G)
-							     : IOMMU_CAP_UNKNOWN);
+		json_tristate(w, "supports_2m",
+			      have_pgsizes ? !!(u->pgsize_bitmap & LEAF_2M) : IOMMU_CAP_UNKNOWN);
+		json_tristate(w, "supports_1g",
+			      have_pgsizes ? !!(u->pgsize_bitmap & LEAF_1G) : IOMMU_CAP_UNKNOWN);
 		if (u->addr_width_bits)
 			json_int(w, "mgaw_bits", u->addr_width_bits);
 		else
@@ -397,8 +406,8 @@ static void json_devices(struct json_writer *w, const struct inventory *inv)
 			json_int(w, "iommu_group", d->iommu_group);
 		else
 			json_null(w, "iommu_group");
-		json_string(w, "domain_type", d->iommu_group >= 0 ?
-			    group_domain_type(inv, d->iommu_group) : NULL);
+		json_string(w, "domain_type",
+			    d->iommu_group >= 0 ? group_domain_type(inv, d->iommu_group) : NULL);
 		json_string(w, "iommu_name", d->iommu[0] ? d->iommu : NULL);
 		if (d->numa_node >= 0)
 			json_int(w, "numa_node", d->numa_node);
@@ -495,8 +504,12 @@ int cmd_devices(int argc, char **argv)
 		{},
 	};
 	static const struct cli_command cmd = {
-		.name = "devices", .short_opts = "+", .long_opts = long_opts, .usage = usage,
-		.on_option = on_option, .operands = CLI_NO_OPERANDS,
+		.name = "devices",
+		.short_opts = "+",
+		.long_opts = long_opts,
+		.usage = usage,
+		.on_option = on_option,
+		.operands = CLI_NO_OPERANDS,
 	};
 	struct devices_opts o = { .root = "/" };
 	struct inventory inv;

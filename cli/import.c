@@ -31,11 +31,13 @@ enum import_format {
 
 struct import_ctx {
 	struct event_writer *writer;
-	bool seen;		/* an event was read: first_ts_ns is its time (a boot trace's is 0) */
+	bool seen; /* an event was read: first_ts_ns is its time (a boot trace's is 0) */
 	uint64_t first_ts_ns;
 	uint64_t last_ts_ns;
 };
 
+/* the --help text, laid out as printed */
+/* clang-format off */
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -60,6 +62,7 @@ static void usage(FILE *f)
 "exit status: 0 ok, 1 failure (unreadable or unusable FILE, database error, refused DB path,\n"
 "stopped by a signal), 2 bad usage\n");
 }
+/* clang-format on */
 
 static int on_event(const struct it_event *e, void *ctx)
 {
@@ -99,7 +102,8 @@ static int check_input(const char *path, enum import_format *format)
 	if (!S_ISREG(st.st_mode)) {
 		if (*format == FORMAT_DAT) {
 			log_error("%s is not a regular file: a trace.dat is read from a file; copy it"
-				  " into one first", path);
+				  " into one first",
+				  path);
 			return -1;
 		}
 		*format = FORMAT_TEXT;
@@ -115,7 +119,8 @@ static int check_input(const char *path, enum import_format *format)
 	magic = tracedat_has_magic(head, n);
 	if (*format == FORMAT_DAT && !magic) {
 		log_error("%s is not a trace-cmd trace.dat file (its first bytes are not the "
-			  "trace.dat magic); for ftrace text give --format text", path);
+			  "trace.dat magic); for ftrace text give --format text",
+			  path);
 		return -1;
 	}
 	if (*format == FORMAT_AUTO)
@@ -157,8 +162,8 @@ static int read_input(const char *path, enum import_format format, const struct 
 		return -1;
 	if (!ftrace_stats_total(st) && !st->skipped && !st->lost && st->malformed) {
 		log_error("%s holds no ftrace event line (%llu lines could not be parsed); is it "
-			  "ftrace text output? (-v lists them)", path,
-			  (unsigned long long)st->malformed);
+			  "ftrace text output? (-v lists them)",
+			  path, (unsigned long long)st->malformed);
 		return -1;
 	}
 	return 0;
@@ -184,7 +189,7 @@ static void print_summary(const char *path, const char *db_path, enum import_for
 		char clock[sizeof(info->clock)];
 
 		snprintf(clock, sizeof(clock), "%s", info->clock[0] ? info->clock : "not recorded");
-		printf("; trace clock %s", text_for_terminal(clock));	/* the file's words */
+		printf("; trace clock %s", text_for_terminal(clock)); /* the file's words */
 	}
 	printf("\n");
 }
@@ -231,8 +236,7 @@ static void block_stop_signals(sigset_t *old)
  * this user can enter it) and moved to DB_PATH once complete: a failed or stopped import leaves
  * no half-filled database, --force replaces the old one only on success, and of two imports
  * aimed at one new name one gets it. */
-static int run_import(const char *path, const char *db_path, bool force,
-		      enum import_format format)
+static int run_import(const char *path, const char *db_path, bool force, enum import_format format)
 {
 	struct import_ctx ic = { 0 };
 	struct ftrace_sink sink = { on_event, on_loss, &ic };
@@ -258,8 +262,10 @@ static int run_import(const char *path, const char *db_path, bool force,
 		log_error("%s", err);
 		return IT_EXIT_FAILURE;
 	}
-	snprintf(stopped_line, sizeof(stopped_line), "iommutrace: error: import stopped by a signal: "
-		 "nothing written to %s\n", db_path);
+	snprintf(stopped_line, sizeof(stopped_line),
+		 "iommutrace: error: import stopped by a signal: "
+		 "nothing written to %s\n",
+		 db_path);
 	stopped_dir = &pd;
 	set_stop_signals(on_stop_signal);
 	db = itdb_open(pd.files[0], ITDB_CREATE, &iommutrace_schema, err, sizeof(err));
@@ -271,11 +277,15 @@ static int run_import(const char *path, const char *db_path, bool force,
 	ckpt = db_checkpointer_start(db, DB_CHECKPOINT_BYTES, err, sizeof(err));
 	if (!ckpt)
 		log_debug("checkpoints stay on the import's thread: %s", err);
-	if (itdb_session_begin(db, &(struct itdb_session_info){
-			.kind = "import", .imported = 1,
-			.derive_pgsize_bitmap = EVENT_WRITER_DEFAULT_PGSIZES,
-			.capture = format == FORMAT_DAT ? "trace.dat" : "ftrace-text",
-			.source_path = realpath(path, real) ? real : path }, &sid))
+	if (itdb_session_begin(db,
+			       &(struct itdb_session_info){
+				       .kind = "import",
+				       .imported = 1,
+				       .derive_pgsize_bitmap = EVENT_WRITER_DEFAULT_PGSIZES,
+				       .capture =
+					       format == FORMAT_DAT ? "trace.dat" : "ftrace-text",
+				       .source_path = realpath(path, real) ? real : path },
+			       &sid))
 		goto cleanup;
 	ic.writer = event_writer_new(db, sid, &(struct event_writer_opts){ 0 });
 	if (!ic.writer || read_input(path, format, &sink, &st, &info))
@@ -302,8 +312,8 @@ cleanup:
 	block_stop_signals(&old_mask);
 	if (itdb_close(db))
 		ret = IT_EXIT_FAILURE;
-	if (ret == IT_EXIT_OK && out_path_install(pd.files[0], db_path, force, NULL, err,
-						  sizeof(err))) {
+	if (ret == IT_EXIT_OK &&
+	    out_path_install(pd.files[0], db_path, force, NULL, err, sizeof(err))) {
 		log_error("%s", err);
 		ret = IT_EXIT_FAILURE;
 	}
@@ -334,7 +344,7 @@ static int on_option(void *ctx, int opt, const char *arg)
 	case 'f':
 		o->force = true;
 		return 0;
-	default:	/* 'F' */
+	default: /* 'F' */
 		if (!strcmp(arg, "auto")) {
 			o->format = FORMAT_AUTO;
 		} else if (!strcmp(arg, "dat")) {
@@ -358,8 +368,12 @@ int cmd_import(int argc, char **argv)
 		{},
 	};
 	static const struct cli_command cmd = {
-		.name = "import", .short_opts = "o:f", .long_opts = long_opts, .usage = usage,
-		.on_option = on_option, .operands = CLI_OPERANDS,
+		.name = "import",
+		.short_opts = "o:f",
+		.long_opts = long_opts,
+		.usage = usage,
+		.on_option = on_option,
+		.operands = CLI_OPERANDS,
 	};
 	struct import_opts o = { .format = FORMAT_AUTO };
 	int status;
@@ -368,8 +382,8 @@ int cmd_import(int argc, char **argv)
 		return status;
 	if (optind != argc - 1) {
 		log_error(optind == argc ?
-			  "no input file: give the trace.dat or text file to read" :
-			  "more than one input file: import reads one file per run");
+				  "no input file: give the trace.dat or text file to read" :
+				  "more than one input file: import reads one file per run");
 		return IT_EXIT_USAGE;
 	}
 	if (!o.db_path) {

@@ -30,8 +30,8 @@
 #include "cli/self_record.h"
 
 #define MAX_QDS 16
-#define MAX_BS (2u << 20)	/* a PRP list of one page per command */
-#define NVME_PCI_CLASS 0x010802	/* mass storage, non-volatile memory, NVM Express */
+#define MAX_BS (2u << 20) /* a PRP list of one page per command */
+#define NVME_PCI_CLASS 0x010802 /* mass storage, non-volatile memory, NVM Express */
 
 struct io_opts {
 	char devices[IO_MAX_DEVICES][13];
@@ -45,11 +45,13 @@ struct io_opts {
 	uint32_t qds[MAX_QDS], nqds, max_qd;
 	bool verify, json, force, replace, append, allow_write, nsid_given;
 	const char *db_path;
-	int report_fd;			/* -1 unless io -o's recorder runs this */
-	const char *sysfs_root;		/* where the devices are found (as for sysfs_path): NULL,
+	int report_fd; /* -1 unless io -o's recorder runs this */
+	const char *sysfs_root; /* where the devices are found (as for sysfs_path): NULL,
 					 * the live system; tests point it at a fixture tree */
 };
 
+/* the --help text, laid out as printed */
+/* clang-format off */
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -120,6 +122,7 @@ static void usage(FILE *f)
 "failed or read data that --verify found wrong), 2 bad usage, 4 missing privilege\n",
 IO_MAX_DEVICES, NVME_IO_MAX_QD);
 }
+/* clang-format on */
 
 static int parse_qds(const char *s, struct io_opts *o)
 {
@@ -178,31 +181,81 @@ static int on_option(void *ctx, int opt, const char *arg)
 	const char *bad = NULL;
 
 	switch (opt) {
-	case 'd': return add_device(o, arg);
-	case 'e': if (!(o->engine = io_engine_find(arg))) bad = "engine"; break;
+	case 'd':
+		return add_device(o, arg);
+	case 'e':
+		if (!(o->engine = io_engine_find(arg)))
+			bad = "engine";
+		break;
 	case 'n':
 		if (parse_u64(arg, &o->nsid) || !o->nsid || o->nsid > UINT32_MAX)
 			bad = "nsid";
 		o->nsid_given = true;
 		break;
-	case 'w': if (io_workload_parse(arg, &o->workload)) bad = "workload"; break;
-	case 'A': o->allow_write = true; break;
-	case 'B': if (parse_size(arg, &o->bs)) bad = "bs"; break;
-	case 'Q': if (parse_qds(arg, o)) bad = "qd"; break;
-	case 't': if (parse_duration_ns(arg, &o->duration_ns)) bad = "time"; break;
-	case 'r': if (parse_u64(arg, &o->repeat) || !o->repeat || o->repeat > 1000) bad = "repeat"; break;
-	case 'b': o->buffer_arg = arg; if (buffer_parse(arg, &o->buffer)) bad = "buffer"; break;
-	case 's': a->size_arg = arg; break;
-	case 'O': if (parse_size(arg, &o->offset)) bad = "offset"; break;
-	case 'W': a->window_arg = arg; break;
-	case 'i': if (parse_u64(arg, &o->iova) || o->iova % LEAF_4K) bad = "iova"; break;
-	case 'm': if (mapper_parse(arg, &o->mapper)) bad = "mapper"; break;
-	case 'V': o->verify = true; break;
-	case 'j': o->json = true; break;
-	case 'f': o->force = true; break;
-	case 'o': o->db_path = arg; break;
-	case 'R': o->replace = true; break;
-	case 'P': o->append = true; break;
+	case 'w':
+		if (io_workload_parse(arg, &o->workload))
+			bad = "workload";
+		break;
+	case 'A':
+		o->allow_write = true;
+		break;
+	case 'B':
+		if (parse_size(arg, &o->bs))
+			bad = "bs";
+		break;
+	case 'Q':
+		if (parse_qds(arg, o))
+			bad = "qd";
+		break;
+	case 't':
+		if (parse_duration_ns(arg, &o->duration_ns))
+			bad = "time";
+		break;
+	case 'r':
+		if (parse_u64(arg, &o->repeat) || !o->repeat || o->repeat > 1000)
+			bad = "repeat";
+		break;
+	case 'b':
+		o->buffer_arg = arg;
+		if (buffer_parse(arg, &o->buffer))
+			bad = "buffer";
+		break;
+	case 's':
+		a->size_arg = arg;
+		break;
+	case 'O':
+		if (parse_size(arg, &o->offset))
+			bad = "offset";
+		break;
+	case 'W':
+		a->window_arg = arg;
+		break;
+	case 'i':
+		if (parse_u64(arg, &o->iova) || o->iova % LEAF_4K)
+			bad = "iova";
+		break;
+	case 'm':
+		if (mapper_parse(arg, &o->mapper))
+			bad = "mapper";
+		break;
+	case 'V':
+		o->verify = true;
+		break;
+	case 'j':
+		o->json = true;
+		break;
+	case 'f':
+		o->force = true;
+		break;
+	case 'o':
+		o->db_path = arg;
+		break;
+	case 'R':
+		o->replace = true;
+		break;
+	case 'P':
+		o->append = true;
+		break;
 	}
 	if (bad) {
 		log_error("bad --%s '%s'; see 'iommutrace io --help'", bad, arg);
@@ -239,8 +292,12 @@ static int parse_args(int argc, char **argv, struct io_opts *o, const char **siz
 		{},
 	};
 	static const struct cli_command cmd = {
-		.name = "io", .short_opts = "d:e:n:w:t:b:s:m:o:f", .long_opts = long_opts,
-		.usage = usage, .on_option = on_option, .operands = CLI_NO_OPERANDS,
+		.name = "io",
+		.short_opts = "d:e:n:w:t:b:s:m:o:f",
+		.long_opts = long_opts,
+		.usage = usage,
+		.on_option = on_option,
+		.operands = CLI_NO_OPERANDS,
 	};
 	struct io_args a = { .o = o, .size_arg = *size_arg, .window_arg = *window_arg };
 	int status;
@@ -255,7 +312,8 @@ static int parse_args(int argc, char **argv, struct io_opts *o, const char **siz
 	}
 	if (io_workload_writes(o->workload) && (!o->allow_write || !o->nsid_given)) {
 		log_error("--workload %s overwrites the namespace's data: it needs --allow-write and "
-			  "the namespace named with --nsid N", io_workload_name(o->workload));
+			  "the namespace named with --nsid N",
+			  io_workload_name(o->workload));
 		return -1;
 	}
 	if (io_workload_writes(o->workload) && o->verify) {
@@ -266,13 +324,15 @@ static int parse_args(int argc, char **argv, struct io_opts *o, const char **siz
 	}
 	if (buffer_is_dmabuf(o->buffer.kind)) {
 		log_error("io reads into host memory or a bar: window; a %s buffer is a dma-buf, which "
-			  "'iommutrace map --import-as' maps", buffer_kind_name(o->buffer.kind));
+			  "'iommutrace map --import-as' maps",
+			  buffer_kind_name(o->buffer.kind));
 		return -1;
 	}
 	if (o->ndevices > 1 && o->buffer.kind == BUF_BAR &&
 	    (o->engine != &io_engine_vfio || o->mapper != MAPPER_TYPE1)) {
-		log_error("several --device share a bar: window through --engine vfio --mapper type1 "
-			  "only (iommufd maps a BAR only as a dma-buf of a device it holds itself)");
+		log_error(
+			"several --device share a bar: window through --engine vfio --mapper type1 "
+			"only (iommufd maps a BAR only as a dma-buf of a device it holds itself)");
 		return -1;
 	}
 	if (self_record_check_options(o->db_path, o->replace, o->append))
@@ -286,13 +346,15 @@ static int check_sizes(struct io_opts *o, const char *size_arg, const char *wind
 	char a[HUMAN_SIZE_LEN], b[HUMAN_SIZE_LEN];
 
 	if (o->bs < 512 || o->bs % 512 || o->bs > MAX_BS) {
-		log_error("bad --bs %s: give a multiple of 512 bytes up to 2M", human_size(o->bs, a));
+		log_error("bad --bs %s: give a multiple of 512 bytes up to 2M",
+			  human_size(o->bs, a));
 		return -1;
 	}
 	if (size_arg) {
 		if (parse_size(size_arg, &o->size) || !o->size || o->size % granule) {
 			log_error("bad --size '%s': give a multiple of the %s buffer's %s pages",
-				  size_arg, buffer_kind_name(o->buffer.kind), human_size(granule, a));
+				  size_arg, buffer_kind_name(o->buffer.kind),
+				  human_size(granule, a));
 			return -1;
 		}
 	} else {
@@ -309,7 +371,8 @@ static int check_sizes(struct io_opts *o, const char *size_arg, const char *wind
 	if (window_arg && (parse_size(window_arg, &o->window) || o->window % o->bs ||
 			   o->window > o->size || o->window < need)) {
 		log_error("bad --window '%s': a multiple of --bs, at least bs x qd (%s), at most the "
-			  "buffer's %s", window_arg, human_size(need, a), human_size(o->size, b));
+			  "buffer's %s",
+			  window_arg, human_size(need, a), human_size(o->size, b));
 		return -1;
 	}
 	if (o->offset && (o->buffer.kind != BUF_BAR || o->offset % LEAF_4K)) {
@@ -346,8 +409,7 @@ static int check_device(const struct io_opts *o, const char *bdf, const struct i
 
 /* The run as printed and as io -o's recorder stores it (io/io_report.h); a device's engine
  * details once it is open (block_size 0 before). */
-static void fill_run(const struct io_opts *o, const struct io_worker *w,
-		     struct io_report_run *run)
+static void fill_run(const struct io_opts *o, const struct io_worker *w, struct io_report_run *run)
 {
 	memset(run, 0, sizeof(*run));
 	snprintf(run->engine, sizeof(run->engine), "%s", o->engine->name);
@@ -472,13 +534,18 @@ static int open_engines(const struct io_opts *o, struct io_worker *w)
 {
 	for (uint32_t i = 0; i < o->ndevices; i++) {
 		struct io_engine *e = &w[i].engine;
-		struct io_target t = { .bdf = w[i].bdf, .nsid = (uint32_t)o->nsid,
-				       .mapper = o->mapper, .buffer = o->buffer,
-				       .buffer_size = o->size, .buffer_offset = o->offset,
-				       .iova = o->iova, .max_qd = o->max_qd,
+		struct io_target t = { .bdf = w[i].bdf,
+				       .nsid = (uint32_t)o->nsid,
+				       .mapper = o->mapper,
+				       .buffer = o->buffer,
+				       .buffer_size = o->size,
+				       .buffer_offset = o->offset,
+				       .iova = o->iova,
+				       .max_qd = o->max_qd,
 				       .max_bs = (uint32_t)o->bs,
 				       .writes = io_workload_writes(o->workload),
-				       .force = o->force, .stop = &stop_signal,
+				       .force = o->force,
+				       .stop = &stop_signal,
 				       .sysfs_root = o->sysfs_root };
 
 		/* a bar window: one for all, each device its own part (see struct io_target) */
@@ -491,8 +558,9 @@ static int open_engines(const struct io_opts *o, struct io_worker *w)
 		if (e->ops->open(e, &t) || check_device(o, w[i].bdf, e))
 			return -1;
 		log_info("%s: %s (serial %s), namespace %llu: %llu blocks of %u bytes; IOMMU %s; "
-			 "worker on CPU %d (NUMA node %d)", w[i].bdf, e->model, e->serial,
-			 (unsigned long long)o->nsid, (unsigned long long)e->blocks, e->block_size,
+			 "worker on CPU %d (NUMA node %d)",
+			 w[i].bdf, e->model, e->serial, (unsigned long long)o->nsid,
+			 (unsigned long long)e->blocks, e->block_size,
 			 w[i].iommu[0] ? w[i].iommu : "unknown", w[i].cpu, w[i].node);
 	}
 	return 0;
@@ -523,7 +591,8 @@ static void show_progress(void *ctx, uint64_t elapsed_ns)
 {
 	struct progress *p = ctx;
 
-	fprintf(stderr, "\r\033[Kio: point %zu of %zu (qd %u, repeat %llu of %llu): %llu s of %llu s",
+	fprintf(stderr,
+		"\r\033[Kio: point %zu of %zu (qd %u, repeat %llu of %llu): %llu s of %llu s",
 		p->step + 1, p->steps, p->qd, (unsigned long long)p->rep + 1,
 		(unsigned long long)p->o->repeat, (unsigned long long)(elapsed_ns / 1000000000),
 		(unsigned long long)(p->o->duration_ns / 1000000000));
@@ -570,11 +639,14 @@ static int run_io(struct io_opts *o)
 			int rc;
 
 			for (uint32_t i = 0; i < o->ndevices; i++) {
-				w[i].point = (struct io_point){
-					.workload = o->workload, .bs = (uint32_t)o->bs,
-					.qd = o->qds[q], .duration_ns = o->duration_ns,
-					.window = o->window, .verify = o->verify,
-					.seed = o->seed + rep * 7919 + q + i * 104729 };
+				w[i].point = (struct io_point){ .workload = o->workload,
+								.bs = (uint32_t)o->bs,
+								.qd = o->qds[q],
+								.duration_ns = o->duration_ns,
+								.window = o->window,
+								.verify = o->verify,
+								.seed = o->seed + rep * 7919 + q +
+									i * 104729 };
 			}
 			prog.step = q * o->repeat + rep;
 			prog.qd = o->qds[q];
@@ -628,9 +700,16 @@ cleanup:
 
 int cmd_io(int argc, char **argv)
 {
-	struct io_opts o = { .engine = &io_engine_vfio, .buffer_arg = "anon", .bs = 4096,
-			     .duration_ns = 5000000000ull, .repeat = 1, .nsid = 1,
-			     .qds = { 1 }, .nqds = 1, .max_qd = 1, .seed = 1,
+	struct io_opts o = { .engine = &io_engine_vfio,
+			     .buffer_arg = "anon",
+			     .bs = 4096,
+			     .duration_ns = 5000000000ull,
+			     .repeat = 1,
+			     .nsid = 1,
+			     .qds = { 1 },
+			     .nqds = 1,
+			     .max_qd = 1,
+			     .seed = 1,
 			     .report_fd = child_report_take() };
 	const char *size_arg = NULL, *window_arg = NULL;
 	int rc = parse_args(argc, argv, &o, &size_arg, &window_arg);
@@ -649,8 +728,10 @@ int cmd_io(int argc, char **argv)
 	if (o.engine == &io_engine_vfio && mapper_available(o.mapper))
 		return IT_EXIT_FAILURE;
 	if (o.db_path && o.report_fd < 0)
-		return self_record_run(argc, argv, &(struct self_record){
-			.db_path = o.db_path, .replace = o.replace, .append = o.append,
-			.store = store_report });
+		return self_record_run(argc, argv,
+				       &(struct self_record){ .db_path = o.db_path,
+							      .replace = o.replace,
+							      .append = o.append,
+							      .store = store_report });
 	return run_io(&o);
 }

@@ -28,8 +28,9 @@ void io_output_point(FILE *f, const struct io_output *o, const struct io_report_
 	const struct lat_hist *h = &p->result.hist;
 	char bs[HUMAN_SIZE_LEN];
 
-	fprintf(f, "%s %s %s bs=%s qd=%u rep %u/%llu: %.0f IOPS, %.1f MiB/s, mean %.1f us, "
-		   "p50 %.1f p90 %.1f p99 %.1f p99.9 %.1f max %.1f us; %llu completed, %llu failed",
+	fprintf(f,
+		"%s %s %s bs=%s qd=%u rep %u/%llu: %.0f IOPS, %.1f MiB/s, mean %.1f us, "
+		"p50 %.1f p90 %.1f p99 %.1f p99.9 %.1f max %.1f us; %llu completed, %llu failed",
 		o->run->engine, o->run->devices[p->device_index].device, o->run->workload,
 		human_size(o->run->bs, bs), p->qd, p->repeat_index + 1,
 		(unsigned long long)o->run->repeat, iops_of(&p->result), mib_s_of(&p->result),
@@ -70,10 +71,11 @@ void io_output_total(FILE *f, const struct io_output *o, const struct io_report_
 	struct sums s = sum_rows(rows, n);
 	char bs[HUMAN_SIZE_LEN];
 
-	fprintf(f, "total %zu devices %s bs=%s qd=%u rep %u/%llu: %.0f IOPS, %.1f MiB/s, mean "
-		   "%.1f us; %llu completed, %llu failed", n, o->run->workload,
-		human_size(o->run->bs, bs), rows[0].qd, rows[0].repeat_index + 1,
-		(unsigned long long)o->run->repeat, s.iops, s.mib,
+	fprintf(f,
+		"total %zu devices %s bs=%s qd=%u rep %u/%llu: %.0f IOPS, %.1f MiB/s, mean "
+		"%.1f us; %llu completed, %llu failed",
+		n, o->run->workload, human_size(o->run->bs, bs), rows[0].qd,
+		rows[0].repeat_index + 1, (unsigned long long)o->run->repeat, s.iops, s.mib,
 		s.completed ? s.lat_ns / (double)s.completed / 1e3 : 0,
 		(unsigned long long)s.completed, (unsigned long long)s.failed);
 	if (verifies(o))
@@ -132,8 +134,7 @@ void io_output_table(FILE *f, const struct io_output *o, const struct io_report_
 	}
 }
 
-int io_output_json(FILE *f, const struct io_output *o, const struct io_report_point *rows,
-		   size_t n)
+int io_output_json(FILE *f, const struct io_output *o, const struct io_report_point *rows, size_t n)
 {
 	const struct io_report_run *run = o->run;
 	struct json_writer w;
@@ -172,7 +173,7 @@ int io_output_json(FILE *f, const struct io_output *o, const struct io_report_po
 	json_string(&w, "buffer", run->buffer);
 	json_int(&w, "size_bytes", (int64_t)run->size);
 	json_int(&w, "window_bytes", (int64_t)run->window);
-	if (run->iova)	/* the engine maps the buffer itself */
+	if (run->iova) /* the engine maps the buffer itself */
 		json_hex(&w, "iova", run->iova);
 	json_begin_array(&w, "points");
 	for (size_t i = 0; i < n; i++) {
@@ -187,7 +188,8 @@ int io_output_json(FILE *f, const struct io_output *o, const struct io_report_po
 		json_int(&w, "failed", (int64_t)r->failed);
 		json_int(&w, "bytes", (int64_t)r->bytes);
 		json_int(&w, "iops", (int64_t)(iops_of(r) + 0.5));
-		json_int(&w, "mean_ns", r->hist.count ? (int64_t)(r->hist.sum_ns / r->hist.count) : 0);
+		json_int(&w, "mean_ns",
+			 r->hist.count ? (int64_t)(r->hist.sum_ns / r->hist.count) : 0);
 		json_int(&w, "p50_ns", (int64_t)lat_hist_percentile(&r->hist, 0.5));
 		json_int(&w, "p90_ns", (int64_t)lat_hist_percentile(&r->hist, 0.9));
 		json_int(&w, "p99_ns", (int64_t)lat_hist_percentile(&r->hist, 0.99));

@@ -11,16 +11,24 @@ static const struct command {
 	int (*run)(int argc, char **argv);
 	const char *summary;
 } commands[] = {
-	{ "record", cmd_record, "trace IOMMU mappings into a database (eBPF, or tracefs as fallback)" },
+	{ "record", cmd_record,
+	  "trace IOMMU mappings into a database (eBPF, or tracefs as fallback)" },
 	{ "devices", cmd_devices, "show PCI devices, IOMMU groups, BARs and IOMMU capabilities" },
 	{ "import", cmd_import, "read a trace-cmd trace.dat or ftrace text file into a database" },
-	{ "map", cmd_map, "map a buffer into a device's IOMMU domain through VFIO (recording with -o)" },
-	{ "io", cmd_io, "read (or write) NVMe namespaces through a user-space driver or the kernel's; IOPS, latency" },
-	{ "report", cmd_report, "explain a database: maps, page sizes, live bytes, churn, runs, per session and domain" },
-	{ "audit", cmd_audit, "audit align: why pages are not larger; audit bar: mappings of PCI BARs, IOTLB reach" },
-	{ "restore", cmd_restore, "put back devices a killed map or io left on vfio-pci or uio_pci_generic" },
+	{ "map", cmd_map,
+	  "map a buffer into a device's IOMMU domain through VFIO (recording with -o)" },
+	{ "io", cmd_io,
+	  "read (or write) NVMe namespaces through a user-space driver or the kernel's; IOPS, latency" },
+	{ "report", cmd_report,
+	  "explain a database: maps, page sizes, live bytes, churn, runs, per session and domain" },
+	{ "audit", cmd_audit,
+	  "audit align: why pages are not larger; audit bar: mappings of PCI BARs, IOTLB reach" },
+	{ "restore", cmd_restore,
+	  "put back devices a killed map or io left on vfio-pci or uio_pci_generic" },
 };
 
+/* the --help text, laid out as printed */
+/* clang-format off */
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: iommutrace [-v] [--version] COMMAND [ARGS...]\n\n"
@@ -31,6 +39,7 @@ static void usage(FILE *f)
 		   "exit status: 0 ok, 1 failure, 2 bad usage, 3 BPF load/attach failed,\n"
 		   "             4 missing privilege\n");
 }
+/* clang-format on */
 
 int main(int argc, char **argv)
 {

@@ -28,6 +28,8 @@
 #include "cli/options.h"
 #include "cli/self_record.h"
 
+/* the --help text, laid out as printed */
+/* clang-format off */
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -89,6 +91,7 @@ static void usage(FILE *f)
 "root. exit status: 0 ok, 1 failure, 2 bad usage, 3 BPF load/attach failed (-o),\n"
 "4 missing privilege\n");
 }
+/* clang-format on */
 
 /* What --import-as takes: a dma-buf, or a BAR window (dma_map_resource); the DMA API's IOVA. */
 static int check_import(const struct map_opts *o)
@@ -107,7 +110,8 @@ static int check_import(const struct map_opts *o)
 	if ((o->buffer.kind == BUF_BAR || o->buffer.kind == BUF_DMABUF_BAR) &&
 	    !strcmp(o->buffer.bar_bdf, o->device)) {
 		log_error("--import-as %s with its own BAR: a device's DMA to itself does not go "
-			  "through the IOMMU; name another device's BAR", o->device);
+			  "through the IOMMU; name another device's BAR",
+			  o->device);
 		return -1;
 	}
 	return 0;
@@ -125,19 +129,45 @@ static int on_option(void *ctx, int opt, const char *arg)
 	struct map_opts *o = m->o;
 
 	switch (opt) {
-	case 'd': m->device = arg; break;
-	case 'I': m->importer = arg; break;
-	case 'b': o->buffer_arg = arg; break;
-	case 's': o->size_arg = arg; break;
-	case 'O': o->offset_arg = arg; break;
-	case 'i': o->iova_arg = arg; break;
-	case 'H': o->hold = true; break;
-	case 'r': o->repeat_arg = arg; break;
-	case 'm': o->mapper_arg = arg; break;
-	case 'o': o->db_path = arg; break;
-	case 'f': o->force = true; break;
-	case 'R': o->replace = true; break;
-	case 'A': o->append = true; break;
+	case 'd':
+		m->device = arg;
+		break;
+	case 'I':
+		m->importer = arg;
+		break;
+	case 'b':
+		o->buffer_arg = arg;
+		break;
+	case 's':
+		o->size_arg = arg;
+		break;
+	case 'O':
+		o->offset_arg = arg;
+		break;
+	case 'i':
+		o->iova_arg = arg;
+		break;
+	case 'H':
+		o->hold = true;
+		break;
+	case 'r':
+		o->repeat_arg = arg;
+		break;
+	case 'm':
+		o->mapper_arg = arg;
+		break;
+	case 'o':
+		o->db_path = arg;
+		break;
+	case 'f':
+		o->force = true;
+		break;
+	case 'R':
+		o->replace = true;
+		break;
+	case 'A':
+		o->append = true;
+		break;
 	}
 	return 0;
 }
@@ -161,8 +191,12 @@ static int parse_args(int argc, char **argv, struct map_opts *o)
 		{},
 	};
 	static const struct cli_command cmd = {
-		.name = "map", .short_opts = "d:I:b:s:m:o:f", .long_opts = long_opts,
-		.usage = usage, .on_option = on_option, .operands = CLI_NO_OPERANDS,
+		.name = "map",
+		.short_opts = "d:I:b:s:m:o:f",
+		.long_opts = long_opts,
+		.usage = usage,
+		.on_option = on_option,
+		.operands = CLI_NO_OPERANDS,
 	};
 	struct map_args m = { .o = o };
 	const char *device, *importer;
@@ -182,8 +216,9 @@ static int parse_args(int argc, char **argv, struct map_opts *o)
 	if (importer)
 		device = importer;
 	if (!device || !o->buffer_arg || !o->size_arg) {
-		log_error("map needs --device (or --import-as), --buffer and --size; see 'iommutrace "
-			  "map --help'");
+		log_error(
+			"map needs --device (or --import-as), --buffer and --size; see 'iommutrace "
+			"map --help'");
 		return -1;
 	}
 	if (self_record_check_options(o->db_path, o->replace, o->append))
@@ -195,7 +230,8 @@ static int parse_args(int argc, char **argv, struct map_opts *o)
 	if (buffer_parse(o->buffer_arg, &o->buffer)) {
 		log_error("bad buffer '%s': give anon, thp, hugetlb2m, hugetlb1g, memfd, "
 			  "bar:BDF/INDEX (INDEX 0-5), or with --import-as gpu[:N], gpu-vmm[:N], "
-			  "udmabuf[:hugetlb2m|:hugetlb1g], vgem, dmabuf-bar:BDF/INDEX", o->buffer_arg);
+			  "udmabuf[:hugetlb2m|:hugetlb1g], vgem, dmabuf-bar:BDF/INDEX",
+			  o->buffer_arg);
 		return -1;
 	}
 	if (o->mapper_arg && mapper_parse(o->mapper_arg, &o->mapper)) {
@@ -204,9 +240,12 @@ static int parse_args(int argc, char **argv, struct map_opts *o)
 	}
 	if (!o->import && buffer_is_dmabuf(o->buffer.kind)) {
 		log_error("a %s buffer is a dma-buf, which the kernel imports on behalf of a device: "
-			  "give --import-as BDF instead of --device%s", buffer_kind_name(o->buffer.kind),
-			  o->buffer.kind == BUF_DMABUF_BAR ? " (or map the same window with --buffer "
-			  "bar:BDF/INDEX --mapper iommufd, which imports it as a dma-buf)" : "");
+			  "give --import-as BDF instead of --device%s",
+			  buffer_kind_name(o->buffer.kind),
+			  o->buffer.kind == BUF_DMABUF_BAR ?
+				  " (or map the same window with --buffer "
+				  "bar:BDF/INDEX --mapper iommufd, which imports it as a dma-buf)" :
+				  "");
 		return -1;
 	}
 	return o->import ? check_import(o) : 0;
@@ -220,7 +259,8 @@ static int check_numbers(struct map_opts *o)
 	char g[HUMAN_SIZE_LEN];
 
 	if (parse_size(o->size_arg, &o->size) || !o->size) {
-		log_error("bad size '%s': give bytes with K/M/G suffixes or hex, e.g. 1G", o->size_arg);
+		log_error("bad size '%s': give bytes with K/M/G suffixes or hex, e.g. 1G",
+			  o->size_arg);
 		return -1;
 	}
 	if (o->size % granule) {
@@ -228,8 +268,8 @@ static int check_numbers(struct map_opts *o)
 			  buffer_kind_name(o->buffer.kind), human_size(granule, g));
 		return -1;
 	}
-	if (o->offset_arg && (!bar || parse_size(o->offset_arg, &o->offset) ||
-			      o->offset % LEAF_4K)) {
+	if (o->offset_arg &&
+	    (!bar || parse_size(o->offset_arg, &o->offset) || o->offset % LEAF_4K)) {
 		log_error("bad offset '%s': only for bar and dmabuf-bar buffers, a multiple of 4 KiB",
 			  o->offset_arg);
 		return -1;
@@ -290,9 +330,8 @@ static void print_mapping(const struct map_opts *o, const struct buffer *b,
 		       (unsigned long long)b->bar_start, (unsigned long long)b->bar_offset,
 		       (unsigned long long)(b->bar_start + b->bar_offset));
 	else
-		printf(" thp=%#llx hugetlb=%#llx phys_runs=%llu",
-		       (unsigned long long)r->thp_bytes, (unsigned long long)r->hugetlb_bytes,
-		       (unsigned long long)r->nruns);
+		printf(" thp=%#llx hugetlb=%#llx phys_runs=%llu", (unsigned long long)r->thp_bytes,
+		       (unsigned long long)r->hugetlb_bytes, (unsigned long long)r->nruns);
 	printf(" align=%#llx\n", (unsigned long long)b->align);
 	fflush(stdout);
 }
@@ -323,8 +362,12 @@ static int map_loop(const struct map_opts *o, struct mapper *m, struct buffer *b
 static int run_map(struct map_opts *o, int report_fd)
 {
 	struct device_setup s = DEVICE_SETUP_INIT;
-	struct device_setup_opts so = { .bdf = o->device, .mapper = o->mapper, .buffer = o->buffer,
-					.size = o->size, .offset = o->offset, .force = o->force,
+	struct device_setup_opts so = { .bdf = o->device,
+					.mapper = o->mapper,
+					.buffer = o->buffer,
+					.size = o->size,
+					.offset = o->offset,
+					.force = o->force,
 					.stop = &stop_signal };
 	struct run_report rep;
 	int ret = IT_EXIT_FAILURE;
@@ -358,19 +401,22 @@ int cmd_map(int argc, char **argv)
 		return rc > 0 ? IT_EXIT_OK : IT_EXIT_USAGE;
 	if (check_numbers(&o))
 		return IT_EXIT_USAGE;
-	if (o.import ? privilege_require("map --import-as", PRIV_SYS_ADMIN | PRIV_DAC_OVERRIDE,
-					 "it loads the probe module, opens root's device nodes and "
-					 "reads physical addresses") :
-	    privilege_require("map", PRIV_SYS_ADMIN | PRIV_DAC_OVERRIDE | PRIV_IPC_LOCK,
-			      "it rebinds the device in sysfs, reads the buffer's physical addresses "
-			      "and pins it for DMA"))
+	if (o.import ?
+		    privilege_require("map --import-as", PRIV_SYS_ADMIN | PRIV_DAC_OVERRIDE,
+				      "it loads the probe module, opens root's device nodes and "
+				      "reads physical addresses") :
+		    privilege_require("map", PRIV_SYS_ADMIN | PRIV_DAC_OVERRIDE | PRIV_IPC_LOCK,
+				      "it rebinds the device in sysfs, reads the buffer's physical addresses "
+				      "and pins it for DMA"))
 		return IT_EXIT_PRIVILEGE;
 	/* before any device leaves its driver */
 	if (!o.import && mapper_available(o.mapper))
 		return IT_EXIT_FAILURE;
 	if (o.db_path && report_fd < 0)
-		return self_record_run(argc, argv, &(struct self_record){
-			.db_path = o.db_path, .replace = o.replace, .append = o.append,
-			.store = store_report });
+		return self_record_run(argc, argv,
+				       &(struct self_record){ .db_path = o.db_path,
+							      .replace = o.replace,
+							      .append = o.append,
+							      .store = store_report });
 	return o.import ? map_import_run(&o, report_fd) : run_map(&o, report_fd);
 }

@@ -15,8 +15,8 @@
 
 #define SEGMENTS_PRINTED 4
 
-static int add_segments(struct map_report *r, uint32_t repetition,
-			const struct probe_segment *segs, uint32_t n)
+static int add_segments(struct map_report *r, uint32_t repetition, const struct probe_segment *segs,
+			uint32_t n)
 {
 	struct map_segment *more = realloc(r->segs, (r->nsegs + n) * sizeof(*more));
 	uint64_t offset = 0;
@@ -27,7 +27,8 @@ static int add_segments(struct map_report *r, uint32_t repetition,
 	}
 	r->segs = more;
 	for (uint32_t i = 0; i < n; i++) {
-		r->segs[r->nsegs++] = (struct map_segment){ .repetition = repetition, .offset = offset,
+		r->segs[r->nsegs++] = (struct map_segment){ .repetition = repetition,
+							    .offset = offset,
 							    .dma_addr = segs[i].dma_addr,
 							    .length = segs[i].length };
 		offset += segs[i].length;
@@ -52,7 +53,8 @@ static void print_import(const struct map_opts *o, const struct map_report *r,
 	char s[HUMAN_SIZE_LEN];
 
 	printf("imported iova=%#llx size=%#llx (%s) for device=%s buffer=%s exporter=%s "
-	       "segments=%u", (unsigned long long)r->iova, (unsigned long long)imp->dmabuf_size,
+	       "segments=%u",
+	       (unsigned long long)r->iova, (unsigned long long)imp->dmabuf_size,
 	       human_size(imp->dmabuf_size, s), o->device, o->buffer_arg, imp->exporter,
 	       imp->nsegments);
 	if (r->exporter_device[0])
@@ -80,10 +82,10 @@ static void print_resource(const struct map_opts *o, const struct map_report *r)
 	char s[HUMAN_SIZE_LEN];
 
 	printf("mapped iova=%#llx size=%#llx (%s) for device=%s by dma_map_resource buffer=%s "
-	       "bar_start=%#llx bar_offset=%#llx paddr=%#llx\n", (unsigned long long)r->iova,
-	       (unsigned long long)o->size, human_size(o->size, s), o->device, o->buffer_arg,
-	       (unsigned long long)r->bar_start, (unsigned long long)o->offset,
-	       (unsigned long long)(r->bar_start + o->offset));
+	       "bar_start=%#llx bar_offset=%#llx paddr=%#llx\n",
+	       (unsigned long long)r->iova, (unsigned long long)o->size, human_size(o->size, s),
+	       o->device, o->buffer_arg, (unsigned long long)r->bar_start,
+	       (unsigned long long)o->offset, (unsigned long long)(r->bar_start + o->offset));
 	fflush(stdout);
 }
 
@@ -157,8 +159,9 @@ int map_import_run(struct map_opts *o, int report_fd)
 			goto cleanup;
 		rep.r.bar_start = e.bar_start;
 		snprintf(rep.r.exporter_device, sizeof(rep.r.exporter_device), "%s",
-			 o->buffer.kind == BUF_GPU ? e.gpu_bdf : o->buffer.kind == BUF_DMABUF_BAR ?
-			 o->buffer.bar_bdf : "");
+			 o->buffer.kind == BUF_GPU	  ? e.gpu_bdf :
+			 o->buffer.kind == BUF_DMABUF_BAR ? o->buffer.bar_bdf :
+							    "");
 	}
 	if (probe_module_open(&pm))
 		goto cleanup;

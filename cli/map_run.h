@@ -11,7 +11,7 @@
 
 struct map_opts {
 	char device[13];
-	bool import;			/* --import-as: device is the importer, the kernel maps */
+	bool import; /* --import-as: device is the importer, the kernel maps */
 	const char *buffer_arg, *size_arg, *offset_arg, *iova_arg, *repeat_arg, *mapper_arg;
 	struct buffer_spec buffer;
 	enum mapper_kind mapper;
@@ -22,7 +22,7 @@ struct map_opts {
 
 /* This run's report, written to fd when it runs under map -o's recorder. */
 struct run_report {
-	int fd;			/* -1: nobody asked */
+	int fd; /* -1: nobody asked */
 	struct map_report r;
 };
 

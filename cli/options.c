@@ -20,7 +20,8 @@ int cli_getopt(int argc, char **argv, const char *optstring, const struct option
 	opterr = 0;
 	opt = getopt_long(argc, argv, spec, longopts, NULL);
 	if (opt == ':') {
-		log_error("option '%s' needs an argument; see 'iommutrace %s --help'", arg, command);
+		log_error("option '%s' needs an argument; see 'iommutrace %s --help'", arg,
+			  command);
 		return '?';
 	}
 	if (opt != '?')

@@ -12,8 +12,8 @@
 
 /* What may follow a subcommand's options. */
 enum cli_operands {
-	CLI_NO_OPERANDS,	/* nothing: an operand is refused as unexpected */
-	CLI_OPERANDS,		/* the subcommand reads them, from argv[optind] on */
+	CLI_NO_OPERANDS, /* nothing: an operand is refused as unexpected */
+	CLI_OPERANDS, /* the subcommand reads them, from argv[optind] on */
 };
 
 /**

@@ -12,6 +12,8 @@
 #include "cli/db_schema.h"
 #include "cli/options.h"
 
+/* the --help text, laid out as printed */
+/* clang-format off */
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -60,6 +62,7 @@ static void usage(FILE *f)
 "BTF, it falls back to tracefs, which needs write access to /sys/kernel/tracing.\n"
 "exit status: 0 ok, 1 failure, 2 bad usage, 3 BPF load/attach failed, 4 missing privilege\n");
 }
+/* clang-format on */
 
 /* The command line: the recorder's options, and what is checked once all are read. */
 struct record_args {
@@ -81,7 +84,8 @@ static int on_option(void *ctx, int opt, const char *arg)
 	case 'd':
 		if (parse_duration_ns(arg, &o->duration_ns)) {
 			log_error("bad duration '%s': give seconds (e.g. 10, 0.5) or a number with us, "
-				  "ms, s, m or h", arg);
+				  "ms, s, m or h",
+				  arg);
 			return -1;
 		}
 		break;
@@ -123,8 +127,10 @@ static int on_option(void *ctx, int opt, const char *arg)
 		a->threshold = arg;
 		break;
 	case 'F':
-		if (parse_duration_ns(arg, &o->flush_interval_ns) || o->flush_interval_ns < 1000000) {
-			log_error("bad flush interval '%s': give 1ms or more (e.g. 500ms, 2s)", arg);
+		if (parse_duration_ns(arg, &o->flush_interval_ns) ||
+		    o->flush_interval_ns < 1000000) {
+			log_error("bad flush interval '%s': give 1ms or more (e.g. 500ms, 2s)",
+				  arg);
 			return -1;
 		}
 		a->flush = arg;
@@ -151,11 +157,17 @@ int cmd_record(int argc, char **argv)
 		{},
 	};
 	static const struct cli_command cmd = {
-		.name = "record", .short_opts = "+o:d:fa", .long_opts = long_opts, .usage = usage,
-		.on_option = on_option, .operands = CLI_OPERANDS,
+		.name = "record",
+		.short_opts = "+o:d:fa",
+		.long_opts = long_opts,
+		.usage = usage,
+		.on_option = on_option,
+		.operands = CLI_OPERANDS,
 	};
 	struct record_args a = {
-		.o = { .sysfs_root = "/", .mode = CAPTURE_THRESHOLD, .schema = &iommutrace_schema,
+		.o = { .sysfs_root = "/",
+		       .mode = CAPTURE_THRESHOLD,
+		       .schema = &iommutrace_schema,
 		       .finish = analysis_session_finish },
 	};
 	struct recorder_opts *o = &a.o;

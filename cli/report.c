@@ -12,6 +12,8 @@
 #include "cli/db_schema.h"
 #include "cli/options.h"
 
+/* the --help text, laid out as printed */
+/* clang-format off */
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -40,6 +42,7 @@ ANALYSIS_OPTIONS_HELP
 "exit status: 0 ok, 1 failure (unreadable DB, not an iommutrace database, a newer schema,\n"
 "no such session), 2 bad usage\n");
 }
+/* clang-format on */
 
 struct report_opts {
 	struct analysis_opts a;
@@ -53,7 +56,7 @@ static int on_option(void *ctx, int opt, const char *arg)
 
 	if (rc <= 0)
 		return rc;
-	o->plot_dir = arg;	/* 'P' */
+	o->plot_dir = arg; /* 'P' */
 	return 0;
 }
 
@@ -66,8 +69,12 @@ static int parse_args(int argc, char **argv, struct analysis_opts *o, const char
 		{},
 	};
 	static const struct cli_command cmd = {
-		.name = "report", .short_opts = ANALYSIS_SHORT_OPTIONS "P:", .long_opts = long_opts,
-		.usage = usage, .on_option = on_option, .operands = CLI_OPERANDS,
+		.name = "report",
+		.short_opts = ANALYSIS_SHORT_OPTIONS "P:",
+		.long_opts = long_opts,
+		.usage = usage,
+		.on_option = on_option,
+		.operands = CLI_OPERANDS,
 	};
 	struct report_opts ro = { .plot_dir = NULL };
 	int status;
@@ -103,8 +110,8 @@ int cmd_report(int argc, char **argv)
 		if (figures < 0)
 			failed = 1;
 		else
-			log_info("session %lld: %d figures in %s", (long long)a.sessions[i], figures,
-				 plot_dir);
+			log_info("session %lld: %d figures in %s", (long long)a.sessions[i],
+				 figures, plot_dir);
 	}
 	analysis_close(&a);
 	return failed ? IT_EXIT_FAILURE : IT_EXIT_OK;

@@ -16,6 +16,8 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 
+/* the --help text, laid out as printed */
+/* clang-format off */
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -39,6 +41,7 @@ static void usage(FILE *f)
 "device back, or nothing to do; 1 a device not put back, or a malformed entry; 2 bad usage;\n"
 "4 missing privilege\n");
 }
+/* clang-format on */
 
 struct restore_run {
 	bool dry_run;
@@ -69,7 +72,8 @@ static const char *on(const char *driver, char *buf, size_t len)
 static void put_back(struct restore_run *r, const struct binding_journal_entry *e)
 {
 	struct device_binding b = { .bound = true };
-	char was[SYSFS_NAME_MAX + 1], to_on[SYSFS_NAME_MAX + 4], was_on[SYSFS_NAME_MAX + 4], why[512];
+	char was[SYSFS_NAME_MAX + 1], to_on[SYSFS_NAME_MAX + 4], was_on[SYSFS_NAME_MAX + 4],
+		why[512];
 	const char *to = on(e->orig_driver, to_on, sizeof(to_on));
 
 	snprintf(b.bdf, sizeof(b.bdf), "%s", e->bdf);
@@ -78,11 +82,12 @@ static void put_back(struct restore_run *r, const struct binding_journal_entry *
 	switch (device_put_back(&b, r->dry_run, was, why, sizeof(why))) {
 	case DEVICE_PUT_BACK_DONE:
 		if (!strcmp(was, e->orig_driver))
-			say("%s: %s already; %s\n", e->bdf, to, r->dry_run ?
-			    "would put back its driver_override" : "driver_override put back");
+			say("%s: %s already; %s\n", e->bdf, to,
+			    r->dry_run ? "would put back its driver_override" :
+					 "driver_override put back");
 		else
-			say("%s: %s %s (%s %s)\n", e->bdf, r->dry_run ? "would go back" : "back", to,
-			    r->dry_run ? "now" : "was", on(was, was_on, sizeof(was_on)));
+			say("%s: %s %s (%s %s)\n", e->bdf, r->dry_run ? "would go back" : "back",
+			    to, r->dry_run ? "now" : "was", on(was, was_on, sizeof(was_on)));
 		break;
 	case DEVICE_PUT_BACK_ALREADY:
 		say("%s: already %s, as it was; %s\n", e->bdf, to,
@@ -93,7 +98,8 @@ static void put_back(struct restore_run *r, const struct binding_journal_entry *
 		    r->dry_run ? "would drop its entry" : "entry dropped");
 		break;
 	case DEVICE_PUT_BACK_FAILED:
-		log_error("%s: not put back %s: %s; its entry stays for another try", e->bdf, to, why);
+		log_error("%s: not put back %s: %s; its entry stays for another try", e->bdf, to,
+			  why);
 		r->failed++;
 		break;
 	}
@@ -109,25 +115,29 @@ static void restore_entry(const char *name, void *ctx)
 	if (binding_journal_read(name, &e)) {
 		binding_journal_path(name, path, sizeof(path));
 		log_error("%s: %s; left as it is", path,
-			  errno == EINVAL ? "not a binding journal entry (malformed)" : strerror(errno));
+			  errno == EINVAL ? "not a binding journal entry (malformed)" :
+					    strerror(errno));
 		r->failed++;
 		return;
 	}
 	log_debug("%s: driver '%s', driver_override '%s', bound to %s by pid %d (start %llu), "
-		  "boot %s", e.bdf, e.orig_driver, e.orig_override, e.bound_to, (int)e.pid,
-		  e.pid_start_ticks, e.boot_id);
+		  "boot %s",
+		  e.bdf, e.orig_driver, e.orig_override, e.bound_to, (int)e.pid, e.pid_start_ticks,
+		  e.boot_id);
 	switch (binding_journal_owner(&e)) {
 	case JOURNAL_OWNER_OTHER_BOOT:
 		if (!r->dry_run && binding_journal_remove(e.bdf)) {
-			log_error("%s: removing its entry of an earlier boot: %s", e.bdf, strerror(errno));
+			log_error("%s: removing its entry of an earlier boot: %s", e.bdf,
+				  strerror(errno));
 			r->failed++;
 			return;
 		}
-		say("%s: entry of an earlier boot; %s\n", e.bdf, r->dry_run ? "would drop it" : "dropped");
+		say("%s: entry of an earlier boot; %s\n", e.bdf,
+		    r->dry_run ? "would drop it" : "dropped");
 		return;
 	case JOURNAL_OWNER_RUNNING:
-		say("%s: left alone: the iommutrace that bound it to %s (pid %d) still runs\n", e.bdf,
-		    e.bound_to, (int)e.pid);
+		say("%s: left alone: the iommutrace that bound it to %s (pid %d) still runs\n",
+		    e.bdf, e.bound_to, (int)e.pid);
 		return;
 	case JOURNAL_OWNER_GONE:
 		put_back(r, &e);
@@ -156,8 +166,12 @@ int cmd_restore(int argc, char **argv)
 		{},
 	};
 	static const struct cli_command cmd = {
-		.name = "restore", .short_opts = "", .long_opts = long_opts, .usage = usage,
-		.on_option = on_option, .operands = CLI_NO_OPERANDS,
+		.name = "restore",
+		.short_opts = "",
+		.long_opts = long_opts,
+		.usage = usage,
+		.on_option = on_option,
+		.operands = CLI_NO_OPERANDS,
 	};
 	struct restore_run r = { 0 };
 	char dir[PATH_MAX];
@@ -171,7 +185,8 @@ int cmd_restore(int argc, char **argv)
 	}
 	if (binding_journal_for_each(count_entry, &entries)) {
 		log_error("reading the binding journal %s: %s; fix its owner and mode, or set"
-			  " IOMMUTRACE_RUN_DIR to one that is", dir, binding_journal_strerror(errno));
+			  " IOMMUTRACE_RUN_DIR to one that is",
+			  dir, binding_journal_strerror(errno));
 		return IT_EXIT_FAILURE;
 	}
 	if (entries && !r.dry_run &&
@@ -180,7 +195,8 @@ int cmd_restore(int argc, char **argv)
 		return IT_EXIT_PRIVILEGE;
 	if (binding_journal_for_each(restore_entry, &r)) {
 		log_error("reading the binding journal %s: %s; fix its owner and mode, or set"
-			  " IOMMUTRACE_RUN_DIR to one that is", dir, binding_journal_strerror(errno));
+			  " IOMMUTRACE_RUN_DIR to one that is",
+			  dir, binding_journal_strerror(errno));
 		return IT_EXIT_FAILURE;
 	}
 	if (!r.entries)

@@ -45,16 +45,23 @@ int self_record_run(int argc, char **argv, const struct self_record *r)
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	struct store_ctx ctx = { .r = r, .fd = -1 };
 	int status = -1, ret = IT_EXIT_FAILURE, k = 0;
-	struct recorder_opts o = { .db_path = r->db_path, .force = r->replace, .append = r->append,
-				   .force_option = "--replace", .sysfs_root = "/",
-				   .mode = r->mode, .threshold_bytes = r->threshold_bytes,
-				   .command = command, .command_status = &status,
-				   .store_extra = store, .store_extra_ctx = &ctx,
-				   .schema = &iommutrace_schema, .finish = analysis_session_finish };
+	struct recorder_opts o = { .db_path = r->db_path,
+				   .force = r->replace,
+				   .append = r->append,
+				   .force_option = "--replace",
+				   .sysfs_root = "/",
+				   .mode = r->mode,
+				   .threshold_bytes = r->threshold_bytes,
+				   .command = command,
+				   .command_status = &status,
+				   .store_extra = store,
+				   .store_extra_ctx = &ctx,
+				   .schema = &iommutrace_schema,
+				   .finish = analysis_session_finish };
 
 	if (!command || n < 0) {
-		log_error("%s", !command ? "out of memory"
-					 : "cannot find this program's path in /proc/self/exe");
+		log_error("%s", !command ? "out of memory" :
+					   "cannot find this program's path in /proc/self/exe");
 		goto cleanup;
 	}
 	exe[n] = '\0';

@@ -12,8 +12,8 @@
 
 struct self_record {
 	const char *db_path;
-	bool replace;			/* replace an existing database */
-	bool append;			/* add the session to an existing database */
+	bool replace; /* replace an existing database */
+	bool append; /* add the session to an existing database */
 	/* what becomes a row (tracer/bpf_capture.h). Zero, per-event, is what map -o and io -o
 	 * use: their checks (map_pages_check_view, maps at the buffer's IOVA) need a row per
 	 * call. threshold_bytes 0: 2 MiB */

@@ -34,7 +34,8 @@ void amd_efr_decode(uint64_t efr, struct amd_efr *out)
 	/* each level resolves 9 bits above the 12-bit page offset; 6 levels reach past 64 */
 	out->host_levels = out->hats == 3 ? 0 : out->hats + 4;
 	out->host_addr_bits = out->host_levels == 6 ? 64 :
-			      out->host_levels ? 12 + 9 * out->host_levels : 0;
+			      out->host_levels	    ? 12 + 9 * out->host_levels :
+						      0;
 }
 
 /* Major and minor of "6.1.0-18-amd64"; -1 when the text does not start so. */
@@ -61,7 +62,7 @@ static int release_version(const char *release, long *major, long *minor)
 
 int amd_features_efr(const char *text, const char *kernel_release, uint64_t *efr)
 {
-	char first[40], *second;	/* up to "0x" + 16 digits, ":", "0x" + 16 digits */
+	char first[40], *second; /* up to "0x" + 16 digits, ":", "0x" + 16 digits */
 	uint64_t a, b;
 	long major, minor;
 	size_t len = strlen(text);

@@ -16,27 +16,27 @@
 #include <stdint.h>
 
 struct amd_cap_header {
-	bool iotlb;		/* IotlbSup, bit 24: remote IOTLBs (ATS) */
-	bool np_cache;		/* NpCache, bit 26: not-present entries may be cached */
-	bool efr_sup;		/* EFRSup, bit 27: the EFR is implemented */
+	bool iotlb; /* IotlbSup, bit 24: remote IOTLBs (ATS) */
+	bool np_cache; /* NpCache, bit 26: not-present entries may be cached */
+	bool efr_sup; /* EFRSup, bit 27: the EFR is implemented */
 };
 
 struct amd_efr {
-	bool ppr;		/* bit 1: peripheral page requests */
-	bool x2apic;		/* XTSup, bit 2 */
-	bool nx;		/* bit 3: no-execute in page tables */
-	bool gt;		/* GTSup, bit 4: guest translation (the v2 page table) */
-	bool ia;		/* bit 6: INVALIDATE_IOMMU_ALL */
-	bool ga;		/* bit 7: guest virtual APIC */
-	bool he;		/* bit 8: hardware error registers */
-	bool pc;		/* bit 9: performance counters */
-	unsigned hats;		/* HATS, bits 11:10: host table levels - 4; 3 is reserved */
-	unsigned gats;		/* GATS, bits 13:12: guest table levels - 4 */
-	unsigned pasid_bits;	/* PASmax, bits 36:32, plus 1 (0 when gt is off) */
-	bool hd;		/* HDSup, bit 52: host dirty bits */
-	bool snp;		/* SNPSup, bit 63: SEV-SNP */
-	unsigned host_levels;	/* 4..6 from HATS; 0 when HATS is the reserved value */
-	unsigned host_addr_bits;/* widest IOVA of such a table: 48, 57 or 64; 0 unknown */
+	bool ppr; /* bit 1: peripheral page requests */
+	bool x2apic; /* XTSup, bit 2 */
+	bool nx; /* bit 3: no-execute in page tables */
+	bool gt; /* GTSup, bit 4: guest translation (the v2 page table) */
+	bool ia; /* bit 6: INVALIDATE_IOMMU_ALL */
+	bool ga; /* bit 7: guest virtual APIC */
+	bool he; /* bit 8: hardware error registers */
+	bool pc; /* bit 9: performance counters */
+	unsigned hats; /* HATS, bits 11:10: host table levels - 4; 3 is reserved */
+	unsigned gats; /* GATS, bits 13:12: guest table levels - 4 */
+	unsigned pasid_bits; /* PASmax, bits 36:32, plus 1 (0 when gt is off) */
+	bool hd; /* HDSup, bit 52: host dirty bits */
+	bool snp; /* SNPSup, bit 63: SEV-SNP */
+	unsigned host_levels; /* 4..6 from HATS; 0 when HATS is the reserved value */
+	unsigned host_addr_bits; /* widest IOVA of such a table: 48, 57 or 64; 0 unknown */
 };
 
 void amd_cap_header_decode(uint32_t cap, struct amd_cap_header *out);

@@ -14,7 +14,7 @@
 
 struct boot_option {
 	char *name;
-	char *value;	/* NULL for a bare word ("iommu.forcedac"), "" for "name=" */
+	char *value; /* NULL for a bare word ("iommu.forcedac"), "" for "name=" */
 };
 
 /**

@@ -14,7 +14,7 @@
 
 int child_report_create(void)
 {
-	int fd = memfd_create("iommutrace-report", 0);	/* inherited across exec */
+	int fd = memfd_create("iommutrace-report", 0); /* inherited across exec */
 	char num[16];
 
 	if (fd < 0) {

@@ -28,7 +28,7 @@ struct conn {
 	 * failure kept here (after a ROLLBACK, sqlite3_errmsg says something else) */
 	bool quiet, quiet_busy;
 	char quiet_msg[256];
-	bool taken_meanwhile;	/* create_schema found the new file made by another process */
+	bool taken_meanwhile; /* create_schema found the new file made by another process */
 	struct conn *next;
 };
 
@@ -100,9 +100,10 @@ static void say_busy(const char *path, char *err, size_t errlen)
 {
 	char word[PATH_MAX + 64];
 
-	snprintf(err, errlen, "%s is locked by another process (busy for %d s): wait for it to "
-		 "finish, or stop it ('fuser %s' names it), and run again", path,
-		 BUSY_TIMEOUT_MS / 1000, shell_word(word, sizeof(word), path));
+	snprintf(err, errlen,
+		 "%s is locked by another process (busy for %d s): wait for it to "
+		 "finish, or stop it ('fuser %s' names it), and run again",
+		 path, BUSY_TIMEOUT_MS / 1000, shell_word(word, sizeof(word), path));
 }
 
 void itdb_log_failure(sqlite3 *db, const char *context, const char *msg)
@@ -125,7 +126,8 @@ void itdb_log_failure(sqlite3 *db, const char *context, const char *msg)
 	if ((sqlite3_extended_errcode(db) & 0xff) == SQLITE_FULL) {
 		c->disk_full_said = true;
 		log_error("database %s: its disk is full (%s): stopped there; free space and run "
-			  "again", file && *file ? file : "in memory", context);
+			  "again",
+			  file && *file ? file : "in memory", context);
 		return;
 	}
 	log_error("database: %s: %s", context, msg);
@@ -199,7 +201,7 @@ static int pragma_int(sqlite3 *db, const char *sql, int fallback)
  * or leading zero (sqlite3_column_int64 would read 'abc' as 0 and '8x' as 8). */
 static bool parse_schema_version(sqlite3_stmt *st, long *version)
 {
-	int type = sqlite3_column_type(st, 0);	/* before column_text converts it */
+	int type = sqlite3_column_type(st, 0); /* before column_text converts it */
 	const char *text = (const char *)sqlite3_column_text(st, 0);
 	char *end;
 
@@ -217,9 +219,10 @@ static void say_unknown_version(sqlite3_stmt *st, const char *path, char *err, s
 
 	snprintf(shown, sizeof(shown), "%s",
 		 sqlite3_column_text(st, 0) ? (const char *)sqlite3_column_text(st, 0) : "");
-	snprintf(err, errlen, "%s has schema version '%s', which no iommutrace writes (1 to %d): "
-		 "the file is damaged or not ours; nothing was changed", path,
-		 text_for_terminal(shown), IT_SCHEMA_VERSION);
+	snprintf(err, errlen,
+		 "%s has schema version '%s', which no iommutrace writes (1 to %d): "
+		 "the file is damaged or not ours; nothing was changed",
+		 path, text_for_terminal(shown), IT_SCHEMA_VERSION);
 }
 
 /* Reads meta.schema_version into *version: one this iommutrace reads (1 to IT_SCHEMA_VERSION).
@@ -231,9 +234,10 @@ static int read_schema_version(sqlite3 *db, const char *path, long *version, cha
 	sqlite3_stmt *st = NULL;
 	int rc, ret = -1;
 
-	rc = sqlite3_prepare_v2(db, "SELECT value, (SELECT application_id FROM"
-				" pragma_application_id) FROM meta WHERE key = 'schema_version'", -1,
-				&st, NULL);
+	rc = sqlite3_prepare_v2(db,
+				"SELECT value, (SELECT application_id FROM"
+				" pragma_application_id) FROM meta WHERE key = 'schema_version'",
+				-1, &st, NULL);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_step(st);
 	if (failed_busy(db))
@@ -243,8 +247,10 @@ static int read_schema_version(sqlite3 *db, const char *path, long *version, cha
 	else if (!parse_schema_version(st, version))
 		say_unknown_version(st, path, err, errlen);
 	else if (*version > IT_SCHEMA_VERSION)
-		snprintf(err, errlen, "%s has schema version %ld, newer than this iommutrace reads "
-			 "(%d): use a newer iommutrace", path, *version, IT_SCHEMA_VERSION);
+		snprintf(err, errlen,
+			 "%s has schema version %ld, newer than this iommutrace reads "
+			 "(%d): use a newer iommutrace",
+			 path, *version, IT_SCHEMA_VERSION);
 	else
 		ret = 0;
 	sqlite3_finalize(st);
@@ -303,9 +309,10 @@ static int create_schema(sqlite3 *db, const struct itdb_schema *schema, long fro
 	for (size_t i = 0; !rc && i < schema->nparts; i++)
 		rc = create_part(db, schema->parts[i]);
 	rc = rc || migrate_parts(db, schema, from, true) ||
-	     itdb_exec(db, sql, "create the schema") || itdb_exec(db, "COMMIT", "create the schema");
+	     itdb_exec(db, sql, "create the schema") ||
+	     itdb_exec(db, "COMMIT", "create the schema");
 	if (rc)
-		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);	/* the error is logged */
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL); /* the error is logged */
 	return rc ? -1 : 0;
 }
 
@@ -324,7 +331,8 @@ int itdb_remove(const char *path, char *err, size_t errlen)
 	char name[4096];
 
 	for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
-		if ((size_t)snprintf(name, sizeof(name), "%s%s", path, suffixes[i]) >= sizeof(name)) {
+		if ((size_t)snprintf(name, sizeof(name), "%s%s", path, suffixes[i]) >=
+		    sizeof(name)) {
 			snprintf(err, errlen, "%s: path too long", path);
 			return -1;
 		}
@@ -354,7 +362,7 @@ int itdb_check_append(const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot add a session to %s: %s", path, strerror(errno));
 		return -1;
 	}
-	db = itdb_open(path, ITDB_READ, NULL, err, errlen);	/* ours, and not newer */
+	db = itdb_open(path, ITDB_READ, NULL, err, errlen); /* ours, and not newer */
 	if (!db)
 		return -1;
 	conn_close(db);
@@ -382,13 +390,16 @@ static int set_up_for_writing(sqlite3 *db, const char *path, const struct itdb_s
 	c->quiet = true;
 	failed_to = "set the page size and WAL journal mode";
 	rc = (!exists && itdb_exec(db, "PRAGMA page_size = 16384", "set page size")) ||
-	     itdb_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
-			   "PRAGMA foreign_keys = OFF; PRAGMA cache_size = -2000;", "set journal mode");
+	     itdb_exec(db,
+		       "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
+		       "PRAGMA foreign_keys = OFF; PRAGMA cache_size = -2000;",
+		       "set journal mode");
 	if (!rc) {
 		if (!db_checkpoint_install(db, DB_CHECKPOINT_BYTES,
 					   pragma_int(db, "PRAGMA page_size", 4096)))
 			log_debug("database %s: its pages stay in the page cache after checkpoints "
-				  "(no descriptor of it found in /proc/self/fd)", path);
+				  "(no descriptor of it found in /proc/self/fd)",
+				  path);
 		failed_to = exists ? "migrate the schema" : "create the schema";
 		if (!exists || version < IT_SCHEMA_VERSION)
 			rc = create_schema(db, schema ? schema : &(struct itdb_schema){ 0 },
@@ -399,14 +410,17 @@ static int set_up_for_writing(sqlite3 *db, const char *path, const struct itdb_s
 		return 0;
 	/* a file found empty that another process holds or filled: that process's new database */
 	if (c->taken_meanwhile || (c->quiet_busy && new_file && !exists))
-		snprintf(err, errlen, "%s was created by another process meanwhile: nothing written to"
-			 " it; choose another name", path);
+		snprintf(err, errlen,
+			 "%s was created by another process meanwhile: nothing written to"
+			 " it; choose another name",
+			 path);
 	else if (c->quiet_busy)
 		say_busy(path, err, errlen);
 	else
 		snprintf(err, errlen, "%s: cannot %s: %s", path, failed_to,
 			 c->disk_full_said ? "its disk is full; free space and run again" :
-			 c->quiet_msg[0] ? c->quiet_msg : sqlite3_errmsg(db));
+			 c->quiet_msg[0]   ? c->quiet_msg :
+					     sqlite3_errmsg(db));
 	return -1;
 }
 
@@ -424,8 +438,8 @@ sqlite3 *itdb_open(const char *path, enum itdb_open_mode mode, const struct itdb
 {
 	sqlite3 *db = NULL;
 	int exists = file_has_content(path);
-	int flags = mode == ITDB_READ ? SQLITE_OPEN_READONLY
-				      : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	int flags = mode == ITDB_READ ? SQLITE_OPEN_READONLY :
+					SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
 	long version = 0;
 	bool output = mode == ITDB_CREATE || mode == ITDB_CREATE_FORCE || mode == ITDB_APPEND;
 
@@ -433,7 +447,8 @@ sqlite3 *itdb_open(const char *path, enum itdb_open_mode mode, const struct itdb
 	 * analyzer's copy use ":memory:" */
 	output &= strcmp(path, ":memory:") != 0;
 	if (mode == ITDB_CREATE && exists) {
-		snprintf(err, errlen, "%s exists; use --force to replace it, or choose another -o", path);
+		snprintf(err, errlen, "%s exists; use --force to replace it, or choose another -o",
+			 path);
 		return NULL;
 	}
 	if ((mode == ITDB_READ || mode == ITDB_MIGRATE) && !exists) {
@@ -465,9 +480,10 @@ sqlite3 *itdb_open(const char *path, enum itdb_open_mode mode, const struct itdb
 	if (exists && read_schema_version(db, path, &version, err, errlen))
 		goto fail;
 	if (mode == ITDB_READ)
-		return db;	/* an older version reads as it is: what it lacks is absent */
+		return db; /* an older version reads as it is: what it lacks is absent */
 	if (set_up_for_writing(db, path, schema, exists,
-			       mode == ITDB_CREATE || mode == ITDB_CREATE_FORCE, version, err, errlen))
+			       mode == ITDB_CREATE || mode == ITDB_CREATE_FORCE, version, err,
+			       errlen))
 		goto fail;
 	return db;
 fail:
@@ -483,8 +499,8 @@ static int copy_into(sqlite3 *copy, sqlite3 *src, const char *path, char *err, s
 	sqlite3_backup *b;
 	int rc;
 
-	snprintf(sql, sizeof(sql), "PRAGMA page_size = %d", pragma_int(src, "PRAGMA page_size",
-								       4096));
+	snprintf(sql, sizeof(sql), "PRAGMA page_size = %d",
+		 pragma_int(src, "PRAGMA page_size", 4096));
 	sqlite3_exec(copy, sql, NULL, NULL, NULL);
 	b = sqlite3_backup_init(copy, "main", src, "main");
 	rc = b ? sqlite3_backup_step(b, -1) : sqlite3_errcode(copy);
@@ -508,7 +524,8 @@ sqlite3 *itdb_open_copy(const char *path, const struct itdb_schema *schema, char
 	if (!src)
 		return NULL;
 	if (sqlite3_open_v2(":memory:", &copy, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
-	    SQLITE_OK || !conn_add(copy)) {
+		    SQLITE_OK ||
+	    !conn_add(copy)) {
 		snprintf(err, errlen, "cannot copy %s into memory: out of memory", path);
 		goto fail;
 	}
@@ -541,7 +558,8 @@ int itdb_close(sqlite3 *db)
 			 NULL, NULL) != SQLITE_OK) {
 		if (failed_busy(db)) {
 			log_warn("database: %s; keep its -wal file with it when copying it (another "
-				 "connection has it open)", sqlite3_errmsg(db));
+				 "connection has it open)",
+				 sqlite3_errmsg(db));
 		} else {
 			itdb_log_failure(db, "final checkpoint", sqlite3_errmsg(db));
 			ret = -1;

@@ -36,11 +36,11 @@ struct itdb_schema {
 };
 
 enum itdb_open_mode {
-	ITDB_CREATE,		/* new file; refuse an existing one */
-	ITDB_CREATE_FORCE,	/* new file; replace an existing one */
-	ITDB_APPEND,		/* existing iommutrace database, or a new file */
-	ITDB_READ,		/* existing iommutrace database, read-only */
-	ITDB_MIGRATE,		/* existing iommutrace database, migrated when older (analyzer) */
+	ITDB_CREATE, /* new file; refuse an existing one */
+	ITDB_CREATE_FORCE, /* new file; replace an existing one */
+	ITDB_APPEND, /* existing iommutrace database, or a new file */
+	ITDB_READ, /* existing iommutrace database, read-only */
+	ITDB_MIGRATE, /* existing iommutrace database, migrated when older (analyzer) */
 };
 
 /**
@@ -145,16 +145,16 @@ int itdb_bind_text(sqlite3_stmt *st, int idx, const char *s);
 int itdb_step_done(sqlite3_stmt *st, const char *context);
 
 struct itdb_session_info {
-	const char *kind;		/* record | import */
-	const char *capture;		/* bpf | tracefs | trace.dat | ftrace-text */
-	const char *source_path;	/* imported file, or NULL */
-	const char *command;		/* traced command line, or NULL */
-	const char *trace_clock;	/* clock of the timestamps: mono, local, global, ... */
-	int imported;			/* from another machine's file: no local host facts */
-	const char *boot_cmdline;	/* the traced machine's, or NULL */
-	uint64_t derive_pgsize_bitmap;	/* page sizes derived pages use when a domain's are unknown */
-	uint64_t start_mono_ns;		/* clocks read at the start (0 is a time); unused when */
-	uint64_t start_wall_ns;		/* imported: an import's start is its first event's */
+	const char *kind; /* record | import */
+	const char *capture; /* bpf | tracefs | trace.dat | ftrace-text */
+	const char *source_path; /* imported file, or NULL */
+	const char *command; /* traced command line, or NULL */
+	const char *trace_clock; /* clock of the timestamps: mono, local, global, ... */
+	int imported; /* from another machine's file: no local host facts */
+	const char *boot_cmdline; /* the traced machine's, or NULL */
+	uint64_t derive_pgsize_bitmap; /* page sizes derived pages use when a domain's are unknown */
+	uint64_t start_mono_ns; /* clocks read at the start (0 is a time); unused when */
+	uint64_t start_wall_ns; /* imported: an import's start is its first event's */
 };
 
 /**
@@ -172,9 +172,9 @@ struct itdb_session_end {
 	 * boot-time trace has at 0) */
 	int has_start_mono_ns;
 	uint64_t start_mono_ns;
-	const char *trace_clock;	/* replaces the session's when not NULL (imports) */
+	const char *trace_clock; /* replaces the session's when not NULL (imports) */
 	uint64_t end_mono_ns;
-	const char *end_reason;		/* duration | command-exit | signal | end-of-input | error */
+	const char *end_reason; /* duration | command-exit | signal | end-of-input | error */
 	int has_exit_status;
 	int command_exit_status;
 	uint64_t events_total;

@@ -84,8 +84,8 @@ static bool cell_is_bound(const struct db_cell *bound, const struct db_cell *c)
 
 /* Binds a row's cells from parameter first on, those its parameters do not hold already
  * (bindings are never cleared); bound[] is what they hold. */
-static void bind_cells(sqlite3_stmt *st, int first, const struct db_cell *c,
-		       struct db_cell *bound, int ncols)
+static void bind_cells(sqlite3_stmt *st, int first, const struct db_cell *c, struct db_cell *bound,
+		       int ncols)
 {
 	for (int i = 0; i < ncols; i++) {
 		if (cell_is_bound(&bound[i], &c[i]))

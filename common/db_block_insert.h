@@ -40,19 +40,19 @@ struct db_cell {
 		double real;
 	};
 	const char *text;
-	int len;		/* text length, or DB_CELL_INT, DB_CELL_NULL, DB_CELL_REAL */
-	bool copied;		/* text lies in a buffer its writer reuses: bound again every time */
+	int len; /* text length, or DB_CELL_INT, DB_CELL_NULL, DB_CELL_REAL */
+	bool copied; /* text lies in a buffer its writer reuses: bound again every time */
 };
 
 /* A table's block: its fields are read and written through the functions below only. */
 struct db_block {
 	const struct db_block_table *t;
-	sqlite3_stmt *many;		/* DB_BLOCK_ROWS rows a step */
-	sqlite3_stmt *one;		/* the rest, at a flush */
+	sqlite3_stmt *many; /* DB_BLOCK_ROWS rows a step */
+	sqlite3_stmt *one; /* the rest, at a flush */
 	int nrows;
-	struct db_cell *cells;		/* DB_BLOCK_ROWS rows of t->ncols */
-	struct db_cell *bound_many;	/* what many's parameters hold, as cells */
-	struct db_cell *bound_one;	/* what one's hold */
+	struct db_cell *cells; /* DB_BLOCK_ROWS rows of t->ncols */
+	struct db_cell *bound_many; /* what many's parameters hold, as cells */
+	struct db_cell *bound_one; /* what one's hold */
 };
 
 /**

@@ -58,7 +58,8 @@ static int after_commit(void *arg, sqlite3 *db, const char *name, int frames)
 	/* as SQLite's own: a checkpoint stopped short (a reader holds old pages) is not an error of
 	 * the commit; the next commit goes on with it */
 	if (sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL) ==
-	    SQLITE_OK && fd >= 0)
+		    SQLITE_OK &&
+	    fd >= 0)
 		drop_written(fd, sqlite3_db_filename(db, name), (uint32_t)frames, page_shift);
 	return SQLITE_OK;
 }
@@ -123,23 +124,23 @@ int db_checkpoint_install(sqlite3 *db, size_t bytes, long page_size)
 #define WAIT_AT 8
 
 struct db_checkpointer {
-	sqlite3 *writer;		/* the writing connection, whose hook this is */
-	sqlite3 *own;			/* the checkpointer's connection to the same file */
-	const char *path;		/* the file's name, as SQLite keeps it for writer */
+	sqlite3 *writer; /* the writing connection, whose hook this is */
+	sqlite3 *own; /* the checkpointer's connection to the same file */
+	const char *path; /* the file's name, as SQLite keeps it for writer */
 	size_t bytes;
 	long page_size;
-	uint32_t pages, page_shift;	/* a checkpoint's pages; log2 of the page size */
-	int fd;				/* a descriptor of the file, for the drop; -1: none */
+	uint32_t pages, page_shift; /* a checkpoint's pages; log2 of the page size */
+	int fd; /* a descriptor of the file, for the drop; -1: none */
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t wake, idle;
 	/* under lock */
-	bool busy;			/* a checkpoint asked for and not yet done */
+	bool busy; /* a checkpoint asked for and not yet done */
 	bool stop;
-	uint32_t asked;			/* the -wal file's frames when the checkpointer was last asked */
-	uint32_t copied;		/* of them, those the checkpoints have copied */
-	uint32_t seen;			/* frames after the last commit: fewer now, the file restarted */
-	uint32_t restarts;		/* the -wal file's restarts seen, so that a checkpoint that
+	uint32_t asked; /* the -wal file's frames when the checkpointer was last asked */
+	uint32_t copied; /* of them, those the checkpoints have copied */
+	uint32_t seen; /* frames after the last commit: fewer now, the file restarted */
+	uint32_t restarts; /* the -wal file's restarts seen, so that a checkpoint that
 					 * ends after one does not count its frames into the new file */
 };
 
@@ -202,7 +203,7 @@ static int after_commit_background(void *arg, sqlite3 *db, const char *name, int
 	int copied = 0;
 
 	pthread_mutex_lock(&c->lock);
-	if (n < c->seen) {	/* restarted: the frames are counted from the file's start again */
+	if (n < c->seen) { /* restarted: the frames are counted from the file's start again */
 		c->asked = c->copied = 0;
 		c->restarts++;
 	}
@@ -224,7 +225,7 @@ static int after_commit_background(void *arg, sqlite3 *db, const char *name, int
 	before = c->copied;
 	pthread_mutex_unlock(&c->lock);
 	if (here && sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE, NULL, &copied) ==
-	    SQLITE_OK) {
+			    SQLITE_OK) {
 		after_checkpoint(c, before, copied);
 		pthread_mutex_lock(&c->lock);
 		c->copied = copied > 0 ? (uint32_t)copied : c->copied;
@@ -233,8 +234,7 @@ static int after_commit_background(void *arg, sqlite3 *db, const char *name, int
 	return SQLITE_OK;
 }
 
-struct db_checkpointer *db_checkpointer_start(sqlite3 *db, size_t bytes, char *err,
-					      size_t errlen)
+struct db_checkpointer *db_checkpointer_start(sqlite3 *db, size_t bytes, char *err, size_t errlen)
 {
 	struct db_checkpointer *c = calloc(1, sizeof(*c));
 	const char *path = sqlite3_db_filename(db, "main");
@@ -281,7 +281,7 @@ struct db_checkpointer *db_checkpointer_start(sqlite3 *db, size_t bytes, char *e
 		snprintf(err, errlen, "%s is not in WAL mode", path);
 		goto fail;
 	}
-	c->page_size = 4096;	/* SQLite's default, should the writer not say */
+	c->page_size = 4096; /* SQLite's default, should the writer not say */
 	if (sqlite3_prepare_v2(db, "PRAGMA page_size", -1, &st, NULL) == SQLITE_OK &&
 	    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) > 0)
 		c->page_size = sqlite3_column_int(st, 0);

@@ -66,8 +66,7 @@ struct db_checkpointer;
  *
  * Return: the checkpointer, or NULL with one line in @err (@db then keeps checkpointing itself).
  */
-struct db_checkpointer *db_checkpointer_start(sqlite3 *db, size_t bytes, char *err,
-					      size_t errlen);
+struct db_checkpointer *db_checkpointer_start(sqlite3 *db, size_t bytes, char *err, size_t errlen);
 /**
  * db_checkpointer_stop() - End the checkpointer, after the checkpoint it is in, if any.
  * @c: the checkpointer; NULL is accepted

@@ -35,7 +35,8 @@ static void ask_nvml(struct gpu_bar1 *gpus, size_t n)
 
 		if (!nvml) {
 			snprintf(g->nvml_status, sizeof(g->nvml_status), "%s", err);
-		} else if (nvml_bar1(nvml, g->bdf, &b, g->nvml_status, sizeof(g->nvml_status)) == 0) {
+		} else if (nvml_bar1(nvml, g->bdf, &b, g->nvml_status, sizeof(g->nvml_status)) ==
+			   0) {
 			g->have_nvml = true;
 			g->nvml_total = b.total;
 			g->nvml_used = b.used;

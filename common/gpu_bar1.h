@@ -16,11 +16,11 @@
 struct gpu_bar1 {
 	char bdf[13];
 	int device_id;
-	bool assigned;			/* BAR1 has an address (sysfs); else start and size are 0 */
+	bool assigned; /* BAR1 has an address (sysfs); else start and size are 0 */
 	uint64_t start, size;
-	bool have_nvml;			/* total, used and free come from NVML */
+	bool have_nvml; /* total, used and free come from NVML */
 	uint64_t nvml_total, nvml_used, nvml_free;
-	char nvml_status[160];		/* "ok", or why NVML gave nothing */
+	char nvml_status[160]; /* "ok", or why NVML gave nothing */
 };
 
 /**

@@ -83,7 +83,7 @@ static int grow(struct hash_table *t)
 	if (alloc_slots(t, old.slots * 2))
 		return -1;
 	while (old.tags[start])
-		start = (start + 1) & mask;	/* at most three quarters are taken: one is free */
+		start = (start + 1) & mask; /* at most three quarters are taken: one is free */
 	for (uint32_t i = 0; i < old.slots; i++) {
 		uint32_t slot = (start + i) & mask;
 

@@ -39,18 +39,18 @@ typedef bool hash_table_equal_fn(const void *entry, const void *key);
 struct hash_table {
 	hash_table_equal_fn *equal;
 	unsigned char *entries;
-	uint32_t *tags;			/* 0: the slot is free */
+	uint32_t *tags; /* 0: the slot is free */
 	size_t entry_size, key_size;
 	uint32_t slots, count, max_entries;
-	unsigned shift;			/* 32 - log2(slots): a tag's home slot is tag >> shift */
+	unsigned shift; /* 32 - log2(slots): a tag's home slot is tag >> shift */
 };
 
 /* What hash_table_insert and hash_table_add did. */
 enum hash_table_put {
-	HASH_TABLE_NOMEM = -1,		/* out of memory: nothing changed */
-	HASH_TABLE_FOUND = 0,		/* the key was there: its entry */
-	HASH_TABLE_ADDED = 1,		/* a new entry: its key copied in, the rest zeroed */
-	HASH_TABLE_FULL = 2,		/* max_entries held already: nothing added */
+	HASH_TABLE_NOMEM = -1, /* out of memory: nothing changed */
+	HASH_TABLE_FOUND = 0, /* the key was there: its entry */
+	HASH_TABLE_ADDED = 1, /* a new entry: its key copied in, the rest zeroed */
+	HASH_TABLE_FULL = 2, /* max_entries held already: nothing added */
 };
 
 /**

@@ -20,7 +20,8 @@ const char *human_size(uint64_t bytes, char buf[HUMAN_SIZE_LEN])
 		/* "1.0 GiB" would hide the 2 MiB of 1 GiB + 2 MiB: three decimals, cut, not rounded */
 		if (strstr(buf, ".0 ")) {
 			uint64_t frac = bytes & ((1ull << (10 * u)) - 1);
-			unsigned thousandths = (unsigned)(((unsigned __int128)frac * 1000) >> (10 * u));
+			unsigned thousandths =
+				(unsigned)(((unsigned __int128)frac * 1000) >> (10 * u));
 
 			snprintf(buf, HUMAN_SIZE_LEN, "%llu.%03u %s",
 				 (unsigned long long)(bytes >> (10 * u)), thousandths, units[u]);

@@ -37,8 +37,8 @@ static int store_boot_options(sqlite3 *db, int64_t session_id, const struct inve
 		/* bound directly: "iommu=" (empty value) and "iommu" (none) stay apart */
 		int binds = sqlite3_bind_int64(st, 1, session_id) |
 			    sqlite3_bind_text(st, 2, o->name, -1, SQLITE_STATIC) |
-			    (o->value ? sqlite3_bind_text(st, 3, o->value, -1, SQLITE_STATIC)
-				      : sqlite3_bind_null(st, 3));
+			    (o->value ? sqlite3_bind_text(st, 3, o->value, -1, SQLITE_STATIC) :
+					sqlite3_bind_null(st, 3));
 
 		if (finish_row(st, binds, "store boot options"))
 			goto cleanup;
@@ -56,10 +56,11 @@ static int bind_tristate(sqlite3_stmt *st, int idx, int value)
 
 static int store_iommus(sqlite3 *db, int64_t session_id, const struct inventory *inv)
 {
-	sqlite3_stmt *st = itdb_prepare(db,
-		"INSERT INTO iommus(session_id, name, vendor, cap, ecap, version, pgsize_bitmap,"
-		" supports_2m, supports_1g, mgaw_bits, sagaw, caching_mode, pass_through,"
-		" scalable_mode) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+	sqlite3_stmt *st =
+		itdb_prepare(db,
+			     "INSERT INTO iommus(session_id, name, vendor, cap, ecap, version, pgsize_bitmap,"
+			     " supports_2m, supports_1g, mgaw_bits, sagaw, caching_mode, pass_through,"
+			     " scalable_mode) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
 	int ret = -1;
 
 	if (!st)
@@ -67,8 +68,7 @@ static int store_iommus(sqlite3 *db, int64_t session_id, const struct inventory 
 	for (size_t i = 0; i < inv->n_iommus; i++) {
 		const struct iommu_unit *u = &inv->iommus[i];
 		bool have_pgsizes = u->pgsize_bitmap != 0;
-		int binds = sqlite3_bind_int64(st, 1, session_id) |
-			    itdb_bind_text(st, 2, u->name) |
+		int binds = sqlite3_bind_int64(st, 1, session_id) | itdb_bind_text(st, 2, u->name) |
 			    itdb_bind_text(st, 3, iommu_vendor_name(u->vendor)) |
 			    bind_known(st, 4, u->have_cap, (int64_t)u->cap) |
 			    bind_known(st, 5, u->have_ecap, (int64_t)u->ecap) |
@@ -95,8 +95,7 @@ static int store_bars(sqlite3_stmt *st, int64_t session_id, const struct pci_dev
 {
 	for (unsigned i = 0; i < d->n_bars; i++) {
 		const struct pci_bar *b = &d->bars[i];
-		int binds = sqlite3_bind_int64(st, 1, session_id) |
-			    itdb_bind_text(st, 2, d->bdf) |
+		int binds = sqlite3_bind_int64(st, 1, session_id) | itdb_bind_text(st, 2, d->bdf) |
 			    sqlite3_bind_int(st, 3, (int)b->index) |
 			    sqlite3_bind_int64(st, 4, (int64_t)b->start) |
 			    sqlite3_bind_int64(st, 5, (int64_t)b->size) |
@@ -111,12 +110,14 @@ static int store_bars(sqlite3_stmt *st, int64_t session_id, const struct pci_dev
 
 static int store_devices(sqlite3 *db, int64_t session_id, const struct inventory *inv)
 {
-	sqlite3_stmt *dev_st = itdb_prepare(db,
-		"INSERT INTO devices(session_id, bdf, vendor_id, device_id, class_code, driver,"
-		" iommu_group, iommu_name, numa_node) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
-	sqlite3_stmt *bar_st = itdb_prepare(db,
-		"INSERT INTO bars(session_id, bdf, bar_index, start_addr, size_bytes, is_64bit,"
-		" prefetchable) VALUES (?, ?, ?, ?, ?, ?, ?)");
+	sqlite3_stmt *dev_st =
+		itdb_prepare(db,
+			     "INSERT INTO devices(session_id, bdf, vendor_id, device_id, class_code, driver,"
+			     " iommu_group, iommu_name, numa_node) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+	sqlite3_stmt *bar_st =
+		itdb_prepare(db,
+			     "INSERT INTO bars(session_id, bdf, bar_index, start_addr, size_bytes, is_64bit,"
+			     " prefetchable) VALUES (?, ?, ?, ?, ?, ?, ?)");
 	int ret = -1;
 
 	if (!dev_st || !bar_st)
@@ -154,8 +155,7 @@ static int store_groups(sqlite3 *db, int64_t session_id, const struct inventory 
 		return -1;
 	for (size_t i = 0; i < inv->n_groups; i++) {
 		const struct iommu_group *g = &inv->groups[i];
-		int binds = sqlite3_bind_int64(st, 1, session_id) |
-			    sqlite3_bind_int(st, 2, g->id) |
+		int binds = sqlite3_bind_int64(st, 1, session_id) | sqlite3_bind_int(st, 2, g->id) |
 			    itdb_bind_text(st, 3, g->domain_type);
 
 		if (finish_row(st, binds, "store IOMMU groups"))
@@ -179,8 +179,7 @@ static int store_gpus(sqlite3 *db, int64_t session_id, const struct inventory *i
 		return -1;
 	for (size_t i = 0; i < inv->n_gpus; i++) {
 		const struct gpu_bar1 *g = &inv->gpus[i];
-		int binds = sqlite3_bind_int64(st, 1, session_id) |
-			    itdb_bind_text(st, 2, g->bdf) |
+		int binds = sqlite3_bind_int64(st, 1, session_id) | itdb_bind_text(st, 2, g->bdf) |
 			    bind_known(st, 3, g->device_id >= 0, g->device_id) |
 			    bind_known(st, 4, g->assigned, (int64_t)g->start) |
 			    bind_known(st, 5, g->assigned, (int64_t)g->size) |

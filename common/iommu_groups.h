@@ -8,7 +8,7 @@
 
 struct iommu_group {
 	int id;
-	char domain_type[SYSFS_NAME_MAX + 1];	/* "" when unknown (no 'type' file before 5.11) */
+	char domain_type[SYSFS_NAME_MAX + 1]; /* "" when unknown (no 'type' file before 5.11) */
 };
 
 /**

@@ -134,7 +134,8 @@ static bool read_amd_efr(const char *root, const char *dir, uint64_t *efr)
 		return true;
 	if (errno == ENOENT)
 		log_warn("%s: cannot tell the EFR from the EFR2 without the kernel release; left "
-			 "unknown", path);
+			 "unknown",
+			 path);
 	else
 		sysfs_report(path, errno);
 	return false;
@@ -163,7 +164,8 @@ static void read_amd(const char *root, const char *unit_dir, struct iommu_unit *
 		u->caching_mode = hdr.np_cache;
 		if (!hdr.efr_sup && u->have_ecap) {
 			log_debug("%s: capability header says the unit has no EFR; its "
-				  "features are not decoded", dir);
+				  "features are not decoded",
+				  dir);
 			efr_valid = false;
 		}
 	}

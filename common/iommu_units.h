@@ -24,19 +24,19 @@ enum iommu_vendor {
 #define IOMMU_CAP_UNKNOWN (-1)
 
 struct iommu_unit {
-	char name[SYSFS_NAME_MAX + 1];	/* dmar0, ivhd0 */
+	char name[SYSFS_NAME_MAX + 1]; /* dmar0, ivhd0 */
 	enum iommu_vendor vendor;
 	bool have_cap, have_ecap;
-	uint64_t cap;			/* Intel CAP_REG; AMD capability header */
-	uint64_t ecap;			/* Intel ECAP_REG; AMD EFR */
-	char version[16];		/* Intel "1:0"; "" when unknown */
+	uint64_t cap; /* Intel CAP_REG; AMD capability header */
+	uint64_t ecap; /* Intel ECAP_REG; AMD EFR */
+	char version[16]; /* Intel "1:0"; "" when unknown */
 	/* Page sizes of a domain's (second-level, or AMD v1) table; 0 when unknown. */
 	uint64_t pgsize_bitmap;
-	unsigned addr_width_bits;	/* Intel MGAW; AMD widest host-table IOVA; 0 unknown */
-	int sagaw;			/* Intel SAGAW bits; -1 elsewhere or unknown */
-	int caching_mode;		/* Intel CM; AMD NpCache */
-	int pass_through;		/* Intel ECAP.PT; AMD always (device table mode 0) */
-	int scalable_mode;		/* Intel ECAP.SMTS (supported, not necessarily enabled) */
+	unsigned addr_width_bits; /* Intel MGAW; AMD widest host-table IOVA; 0 unknown */
+	int sagaw; /* Intel SAGAW bits; -1 elsewhere or unknown */
+	int caching_mode; /* Intel CM; AMD NpCache */
+	int pass_through; /* Intel ECAP.PT; AMD always (device table mode 0) */
+	int scalable_mode; /* Intel ECAP.SMTS (supported, not necessarily enabled) */
 };
 
 /**

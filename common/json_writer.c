@@ -155,7 +155,7 @@ void json_double(struct json_writer *w, const char *key, double v)
 	if (isfinite(v))
 		fputs(s, w->f);
 	else
-		fputs("null", w->f);	/* JSON has no NaN or infinity */
+		fputs("null", w->f); /* JSON has no NaN or infinity */
 }
 
 void json_bool(struct json_writer *w, const char *key, bool v)

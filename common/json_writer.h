@@ -14,9 +14,9 @@
 
 struct json_writer {
 	FILE *f;
-	unsigned depth;				/* open containers */
-	char kind[JSON_MAX_DEPTH + 1];		/* '{' or '[' of the container at each depth */
-	bool has_members[JSON_MAX_DEPTH + 1];	/* something was written at this depth */
+	unsigned depth; /* open containers */
+	char kind[JSON_MAX_DEPTH + 1]; /* '{' or '[' of the container at each depth */
+	bool has_members[JSON_MAX_DEPTH + 1]; /* something was written at this depth */
 	bool bad_nesting;
 };
 

@@ -7,9 +7,9 @@
 
 #define NVML_LIBRARY "libnvidia-ml.so.1"
 
-typedef int nvml_return;		/* nvmlReturn_t: 0 is NVML_SUCCESS */
-typedef struct nvml_device *nvml_device;	/* nvmlDevice_t, opaque */
-struct nvml_bar1_info {			/* nvmlBAR1Memory_t */
+typedef int nvml_return; /* nvmlReturn_t: 0 is NVML_SUCCESS */
+typedef struct nvml_device *nvml_device; /* nvmlDevice_t, opaque */
+struct nvml_bar1_info { /* nvmlBAR1Memory_t */
 	unsigned long long bar1_total, bar1_free, bar1_used;
 };
 
@@ -79,7 +79,8 @@ int nvml_bar1(struct nvml *n, const char *bdf, struct nvml_bar1 *out, char *err,
 	nvml_return rc = n->by_bus_id(bdf, &dev);
 
 	if (rc) {
-		snprintf(err, errlen, "nvmlDeviceGetHandleByPciBusId_v2(%s): %s", bdf, error_of(n, rc));
+		snprintf(err, errlen, "nvmlDeviceGetHandleByPciBusId_v2(%s): %s", bdf,
+			 error_of(n, rc));
 		return -1;
 	}
 	rc = n->bar1_info(dev, &info);

@@ -10,7 +10,7 @@
 struct nvml;
 
 struct nvml_bar1 {
-	uint64_t total, used, free;	/* bytes */
+	uint64_t total, used, free; /* bytes */
 };
 
 /**

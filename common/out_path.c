@@ -15,9 +15,13 @@ static const char *const helper_suffixes[] = { "-wal", "-shm", "-journal" };
 
 static const char *kind_of(mode_t mode)
 {
-	return S_ISLNK(mode) ? "a symbolic link" : S_ISDIR(mode) ? "a directory" :
-	       S_ISCHR(mode) ? "a character device" : S_ISBLK(mode) ? "a block device" :
-	       S_ISFIFO(mode) ? "a FIFO" : S_ISSOCK(mode) ? "a socket" : "not a regular file";
+	return S_ISLNK(mode)  ? "a symbolic link" :
+	       S_ISDIR(mode)  ? "a directory" :
+	       S_ISCHR(mode)  ? "a character device" :
+	       S_ISBLK(mode)  ? "a block device" :
+	       S_ISFIFO(mode) ? "a FIFO" :
+	       S_ISSOCK(mode) ? "a socket" :
+				"not a regular file";
 }
 
 /* 1 when path is absent, 0 when it is a regular file (size in *size), -1 otherwise (err). */
@@ -36,8 +40,10 @@ static int absent_or_regular(const char *path, off_t *size, char *err, size_t er
 		return 0;
 	}
 	if (S_ISLNK(st.st_mode))
-		snprintf(err, errlen, "%s is a symbolic link: iommutrace does not write through links;"
-			 " give the path of a file, or remove the link", path);
+		snprintf(err, errlen,
+			 "%s is a symbolic link: iommutrace does not write through links;"
+			 " give the path of a file, or remove the link",
+			 path);
 	else
 		snprintf(err, errlen, "%s is %s, not a file: give the path of a file", path,
 			 kind_of(st.st_mode));
@@ -52,9 +58,13 @@ static int check_name(const char *path, char *err, size_t errlen)
 
 	base = base ? base + 1 : path;
 	if (!*path || !strcmp(path, ":memory:") || !strncmp(path, "file:", 5)) {
-		snprintf(err, errlen, "'%s' is not a file name to SQLite (%s): give a file path such"
-			 " as ./trace.db", path, !*path ? "an empty name is a temporary database" :
-			 *path == ':' ? "a database in memory, gone at exit" : "a URI");
+		snprintf(err, errlen,
+			 "'%s' is not a file name to SQLite (%s): give a file path such"
+			 " as ./trace.db",
+			 path,
+			 !*path	      ? "an empty name is a temporary database" :
+			 *path == ':' ? "a database in memory, gone at exit" :
+					"a URI");
 		return -1;
 	}
 	if (!*base || !strcmp(base, ".") || !strcmp(base, "..")) {
@@ -63,7 +73,8 @@ static int check_name(const char *path, char *err, size_t errlen)
 	}
 	if (strlen(path) + longest >= PATH_MAX ||
 	    strlen(base) + strlen(PRIVATE_SUFFIX) > NAME_MAX) {
-		snprintf(err, errlen, "%.64s...: the name is too long: with the suffixes of its helper"
+		snprintf(err, errlen,
+			 "%.64s...: the name is too long: with the suffixes of its helper"
 			 " files (%s, -journal) it passes the system's limits; give a shorter one",
 			 path, PRIVATE_SUFFIX);
 		return -1;
@@ -108,8 +119,10 @@ int out_path_check_db(const char *path, bool replace, const char *replace_option
 			return -1;
 		/* a stale -wal would be read into the new database as its own */
 		if (!h && (absent || !size) && !replace) {
-			snprintf(err, errlen, "%s is left from an earlier database (%s has none): remove"
-				 " it, or choose another -o", helper, path);
+			snprintf(err, errlen,
+				 "%s is left from an earlier database (%s has none): remove"
+				 " it, or choose another -o",
+				 helper, path);
 			return -1;
 		}
 	}
@@ -142,13 +155,15 @@ int out_path_claim(const char *path, char *err, size_t errlen)
 	switch (absent_or_regular(path, &size, err, errlen)) {
 	case 0:
 		if (!size)
-			return 0;	/* empty: new to SQLite, as when it was checked */
+			return 0; /* empty: new to SQLite, as when it was checked */
 		break;
 	case -1:
 		return -1;
 	}
-	snprintf(err, errlen, "%s was created by another process meanwhile: nothing written to it;"
-		 " choose another name", path);
+	snprintf(err, errlen,
+		 "%s was created by another process meanwhile: nothing written to it;"
+		 " choose another name",
+		 path);
 	return -1;
 }
 
@@ -162,7 +177,8 @@ int private_dir_make(struct private_dir *pd, const char *path, char *err, size_t
 		return -1;
 	}
 	if (!mkdtemp(pd->dir)) {
-		snprintf(err, errlen, "cannot create a folder beside %s: %s", path, strerror(errno));
+		snprintf(err, errlen, "cannot create a folder beside %s: %s", path,
+			 strerror(errno));
 		return -1;
 	}
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -212,14 +228,15 @@ int out_path_install(const char *from, const char *path, bool replace, const cha
 	} else if (errno == EINVAL || errno == ENOSYS) {
 		/* a filesystem without RENAME_NOREPLACE: a hard link is made only where none is */
 		if (!link(from, path)) {
-			unlink(from);	/* else removed with its private folder */
+			unlink(from); /* else removed with its private folder */
 			return 0;
 		}
 	}
 	if (errno == EEXIST)
-		snprintf(err, errlen, "%s was created by another process meanwhile: nothing replaced;"
-			 " choose another name, or %s to replace it", path,
-			 replace_option ? replace_option : "--force");
+		snprintf(err, errlen,
+			 "%s was created by another process meanwhile: nothing replaced;"
+			 " choose another name, or %s to replace it",
+			 path, replace_option ? replace_option : "--force");
 	else
 		snprintf(err, errlen, "cannot rename %s to %s: %s", from, path, strerror(errno));
 	return -1;

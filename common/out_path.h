@@ -41,7 +41,7 @@ int out_path_claim(const char *path, char *err, size_t errlen);
  * "NAME.partial-XXXXXX"), in which a database is built before it is moved to the path. */
 struct private_dir {
 	char dir[PATH_MAX];
-	char files[4][PATH_MAX + 16];	/* DIR/db, then its -wal, -shm and -journal files */
+	char files[4][PATH_MAX + 16]; /* DIR/db, then its -wal, -shm and -journal files */
 };
 
 int private_dir_make(struct private_dir *pd, const char *path, char *err, size_t errlen);

@@ -38,12 +38,14 @@ int parse_u64(const char *s, uint64_t *out)
 
 static int suffix_shift(const char *sfx, unsigned *shift)
 {
-	static const struct { const char *name; unsigned shift; } units[] = {
-		{ "", 0 }, { "b", 0 }, { "B", 0 },
-		{ "k", 10 }, { "K", 10 }, { "KB", 10 }, { "KiB", 10 },
-		{ "m", 20 }, { "M", 20 }, { "MB", 20 }, { "MiB", 20 },
-		{ "g", 30 }, { "G", 30 }, { "GB", 30 }, { "GiB", 30 },
-		{ "t", 40 }, { "T", 40 }, { "TB", 40 }, { "TiB", 40 },
+	static const struct {
+		const char *name;
+		unsigned shift;
+	} units[] = {
+		{ "", 0 },     { "b", 0 },    { "B", 0 },   { "k", 10 },   { "K", 10 },
+		{ "KB", 10 },  { "KiB", 10 }, { "m", 20 },  { "M", 20 },   { "MB", 20 },
+		{ "MiB", 20 }, { "g", 30 },   { "G", 30 },  { "GB", 30 },  { "GiB", 30 },
+		{ "t", 40 },   { "T", 40 },   { "TB", 40 }, { "TiB", 40 },
 	};
 
 	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
@@ -92,8 +94,12 @@ int parse_size(const char *s, uint64_t *out)
 
 int parse_duration_ns(const char *s, uint64_t *out_ns)
 {
-	static const struct { const char *name; double ns; } units[] = {
-		{ "", 1e9 }, { "s", 1e9 }, { "ms", 1e6 }, { "us", 1e3 }, { "m", 60e9 }, { "h", 3600e9 },
+	static const struct {
+		const char *name;
+		double ns;
+	} units[] = {
+		{ "", 1e9 },   { "s", 1e9 },  { "ms", 1e6 },
+		{ "us", 1e3 }, { "m", 60e9 }, { "h", 3600e9 },
 	};
 	char *end;
 	double v;
@@ -136,8 +142,9 @@ static bool hex_field(const char *s, int n, unsigned *out)
 	for (int i = 0; i < n; i++) {
 		if (!isxdigit((unsigned char)s[i]))
 			return false;
-		v = v << 4 | (unsigned)(isdigit((unsigned char)s[i]) ? s[i] - '0' :
-					(tolower((unsigned char)s[i]) - 'a' + 10));
+		v = v << 4 | (unsigned)(isdigit((unsigned char)s[i]) ?
+						s[i] - '0' :
+						(tolower((unsigned char)s[i]) - 'a' + 10));
 	}
 	*out = v;
 	return true;

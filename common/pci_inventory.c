@@ -10,12 +10,12 @@
 #include "common/pci_inventory.h"
 
 /* Resource flags of include/linux/ioport.h (IORESOURCE_*), as the 'resource' file shows them. */
-#define PCI_RES_IO		0x00000100ull
-#define PCI_RES_MEM		0x00000200ull
-#define PCI_RES_PREFETCH	0x00002000ull
-#define PCI_RES_MEM_64		0x00100000ull
-#define PCI_RES_DISABLED	0x10000000ull
-#define PCI_RES_UNSET		0x20000000ull
+#define PCI_RES_IO 0x00000100ull
+#define PCI_RES_MEM 0x00000200ull
+#define PCI_RES_PREFETCH 0x00002000ull
+#define PCI_RES_MEM_64 0x00100000ull
+#define PCI_RES_DISABLED 0x10000000ull
+#define PCI_RES_UNSET 0x20000000ull
 
 /* The resource file has one line per struct resource of the device: 6 BARs, the ROM, bridge
  * windows and SR-IOV BARs, each "0x%016llx 0x%016llx 0x%016llx\n" (57 bytes): 17 lines or so. */

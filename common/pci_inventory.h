@@ -17,24 +17,24 @@
 #define PCI_NUM_BARS 6
 
 struct pci_bar {
-	unsigned index;		/* 0..5 */
-	uint64_t start;		/* CPU physical address */
+	unsigned index; /* 0..5 */
+	uint64_t start; /* CPU physical address */
 	uint64_t size;
 	bool is_64bit;
 	bool prefetchable;
 };
 
 struct pci_device {
-	char bdf[13];		/* "0000:00:04.0" */
-	int vendor_id;		/* -1 when unknown */
-	int device_id;		/* -1 when unknown */
-	int class_code;		/* 24-bit class, subclass, prog-if; -1 when unknown */
-	char driver[SYSFS_NAME_MAX + 1];	/* "" when no driver is bound (or unreadable) */
-	int iommu_group;	/* -1 when none */
-	char iommu[SYSFS_NAME_MAX + 1];	/* unit translating for it ("dmar0"); "" when none */
-	int numa_node;		/* -1 when none or unknown */
+	char bdf[13]; /* "0000:00:04.0" */
+	int vendor_id; /* -1 when unknown */
+	int device_id; /* -1 when unknown */
+	int class_code; /* 24-bit class, subclass, prog-if; -1 when unknown */
+	char driver[SYSFS_NAME_MAX + 1]; /* "" when no driver is bound (or unreadable) */
+	int iommu_group; /* -1 when none */
+	char iommu[SYSFS_NAME_MAX + 1]; /* unit translating for it ("dmar0"); "" when none */
+	int numa_node; /* -1 when none or unknown */
 	unsigned n_bars;
-	struct pci_bar bars[PCI_NUM_BARS];	/* in index order */
+	struct pci_bar bars[PCI_NUM_BARS]; /* in index order */
 };
 
 /**

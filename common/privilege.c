@@ -30,8 +30,7 @@ bool privilege_can_trace_bpf(char *missing, size_t len)
 	}
 	if (has_cap(data, CAP_SYS_ADMIN) || (has_cap(data, CAP_BPF) && has_cap(data, CAP_PERFMON)))
 		return true;
-	snprintf(missing, len, "%s%s%s (or CAP_SYS_ADMIN)",
-		 has_cap(data, CAP_BPF) ? "" : "CAP_BPF",
+	snprintf(missing, len, "%s%s%s (or CAP_SYS_ADMIN)", has_cap(data, CAP_BPF) ? "" : "CAP_BPF",
 		 !has_cap(data, CAP_BPF) && !has_cap(data, CAP_PERFMON) ? " and " : "",
 		 has_cap(data, CAP_PERFMON) ? "" : "CAP_PERFMON");
 	return false;
@@ -39,7 +38,11 @@ bool privilege_can_trace_bpf(char *missing, size_t len)
 
 int privilege_require(const char *what, unsigned mask, const char *why)
 {
-	static const struct { unsigned bit; int cap; const char *name; } caps[] = {
+	static const struct {
+		unsigned bit;
+		int cap;
+		const char *name;
+	} caps[] = {
 		{ PRIV_SYS_ADMIN, CAP_SYS_ADMIN, "CAP_SYS_ADMIN" },
 		{ PRIV_DAC_OVERRIDE, CAP_DAC_OVERRIDE, "CAP_DAC_OVERRIDE" },
 		{ PRIV_IPC_LOCK, CAP_IPC_LOCK, "CAP_IPC_LOCK" },

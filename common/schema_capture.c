@@ -11,6 +11,8 @@
 	" WHEN " col " >= 10 THEN (1 << (" col " - 10)) || ' KiB'" \
 	" ELSE (1 << " col ") || ' B' END)"
 
+/* SQL text, laid out as SQL */
+/* clang-format off */
 static const char capture_sql[] =
 "CREATE TABLE IF NOT EXISTS probes ("
 "  session_id INTEGER NOT NULL REFERENCES sessions,"
@@ -161,11 +163,16 @@ static const char capture_sql[] =
 "  AS call_size_class, pgsize_bytes, align_log2,"
 "  SUM(count) AS count, SUM(bytes) AS bytes, SUM(pages) AS pages, COUNT(*) AS flushes"
 "  FROM map_aggregates GROUP BY session_id, domain_ptr, op, size_log2, pgsize_bytes, align_log2;";
+/* clang-format on */
 
 const struct itdb_schema_part it_capture_schema = {
-	.name = "capture", .since = 1, .sql = (const char *const[]){ capture_sql, NULL },
+	.name = "capture",
+	.since = 1,
+	.sql = (const char *const[]){ capture_sql, NULL },
 };
 
+/* SQL text, laid out as SQL */
+/* clang-format off */
 const char it_capture_index_sql[] =
 "CREATE INDEX IF NOT EXISTS maps_by_session_ts ON maps(session_id, ts_ns);"
 "CREATE INDEX IF NOT EXISTS unmaps_by_session_ts ON unmaps(session_id, ts_ns);"
@@ -173,3 +180,4 @@ const char it_capture_index_sql[] =
 "CREATE INDEX IF NOT EXISTS maps_by_thread ON maps(session_id, tid, ts_ns);"
 "CREATE INDEX IF NOT EXISTS driver_maps_by_map ON driver_maps(map_id);"
 "CREATE INDEX IF NOT EXISTS driver_maps_by_unmap ON driver_maps(unmap_id);";
+/* clang-format on */

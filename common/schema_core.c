@@ -1,6 +1,8 @@
 /* The storage layer's own part of the schema: the file's version and its sessions. */
 #include "common/schema.h"
 
+/* SQL text, laid out as SQL */
+/* clang-format off */
 static const char core_sql[] =
 "CREATE TABLE IF NOT EXISTS meta ("
 "  key TEXT PRIMARY KEY,"
@@ -26,14 +28,21 @@ static const char core_sql[] =
 "  events_total INTEGER NOT NULL DEFAULT 0,"
 "  events_lost INTEGER NOT NULL DEFAULT 0,"
 "  derive_pgsize_bitmap INTEGER);";	/* page sizes the leaf rule used where a domain's were unknown */
+/* clang-format on */
 
 const struct itdb_schema_part it_core_schema = {
-	.name = "core", .since = 1, .sql = (const char *const[]){ core_sql, NULL },
+	.name = "core",
+	.since = 1,
+	.sql = (const char *const[]){ core_sql, NULL },
 };
 
 const struct itdb_schema it_recorded_schema = {
-	.parts = (const struct itdb_schema_part *const[]){
-		&it_host_schema, &it_capture_schema, &it_map_runs_schema, &it_io_runs_schema,
-	},
+	.parts =
+		(const struct itdb_schema_part *const[]){
+			&it_host_schema,
+			&it_capture_schema,
+			&it_map_runs_schema,
+			&it_io_runs_schema,
+		},
 	.nparts = 4,
 };

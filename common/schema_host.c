@@ -2,6 +2,8 @@
  * options, IOMMU units, PCI devices and their BARs, NVIDIA BAR1s, IOMMU groups. */
 #include "common/schema.h"
 
+/* SQL text, laid out as SQL */
+/* clang-format off */
 static const char host_sql[] =
 "CREATE TABLE IF NOT EXISTS boot_options ("
 "  session_id INTEGER NOT NULL REFERENCES sessions,"
@@ -60,7 +62,10 @@ static const char host_sql[] =
 "CREATE VIEW IF NOT EXISTS bars_view AS SELECT session_id, bdf, bar_index,"
 "  printf('0x%x', start_addr) AS start_hex, printf('0x%x', start_addr + size_bytes) AS end_hex,"
 "  size_bytes, is_64bit, prefetchable FROM bars;";
+/* clang-format on */
 
 const struct itdb_schema_part it_host_schema = {
-	.name = "host", .since = 1, .sql = (const char *const[]){ host_sql, NULL },
+	.name = "host",
+	.since = 1,
+	.sql = (const char *const[]){ host_sql, NULL },
 };

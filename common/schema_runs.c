@@ -3,6 +3,8 @@
 #include <stdbool.h>
 #include "common/schema.h"
 
+/* SQL text, laid out as SQL */
+/* clang-format off */
 static const char map_runs_sql[] =
 /* One per `map -o` session: what it was asked to map and what it measured. */
 "CREATE TABLE IF NOT EXISTS map_runs ("
@@ -84,12 +86,13 @@ static const char map_runs_sql[] =
 "  LEFT JOIN map_expected_pages e ON e.session_id = z.session_id"
 "   AND e.pgsize_bytes = z.pgsize_bytes"
 "  LEFT JOIN seen s ON s.session_id = z.session_id AND s.pgsize_bytes = z.pgsize_bytes;";
+/* clang-format on */
 
 /* Whether map_runs exists without the columns version 6 added (versions 2 to 5). */
 static bool map_runs_before_v6(sqlite3 *db)
 {
 	sqlite3_stmt *st = itdb_prepare(db, "SELECT COUNT(*), IFNULL(SUM(name = 'exporter'), 0)"
-					" FROM pragma_table_info('map_runs')");
+					    " FROM pragma_table_info('map_runs')");
 	bool before = false;
 
 	if (st && sqlite3_step(st) == SQLITE_ROW)
@@ -103,22 +106,26 @@ static bool map_runs_before_v6(sqlite3 *db)
 static int map_runs_migrate(sqlite3 *db, long from)
 {
 	static const char sql[] =
-	"ALTER TABLE map_runs ADD COLUMN phys_source TEXT;"
-	"ALTER TABLE map_runs ADD COLUMN exporter TEXT;"
-	"ALTER TABLE map_runs ADD COLUMN exporter_device TEXT;"
-	"ALTER TABLE map_runs ADD COLUMN dma_segments INTEGER;"
-	"UPDATE map_runs SET phys_source = CASE WHEN bar_device IS NOT NULL THEN 'bar' ELSE 'pagemap'"
-	"  END WHERE phys_runs IS NOT NULL;"
-	"DROP VIEW IF EXISTS map_pages_check_view;";
+		"ALTER TABLE map_runs ADD COLUMN phys_source TEXT;"
+		"ALTER TABLE map_runs ADD COLUMN exporter TEXT;"
+		"ALTER TABLE map_runs ADD COLUMN exporter_device TEXT;"
+		"ALTER TABLE map_runs ADD COLUMN dma_segments INTEGER;"
+		"UPDATE map_runs SET phys_source = CASE WHEN bar_device IS NOT NULL THEN 'bar' ELSE 'pagemap'"
+		"  END WHERE phys_runs IS NOT NULL;"
+		"DROP VIEW IF EXISTS map_pages_check_view;";
 
 	return map_runs_before_v6(db) ? itdb_exec(db, sql, "migrate the map runs") : 0;
 }
 
 const struct itdb_schema_part it_map_runs_schema = {
-	.name = "map runs", .since = 2, .sql = (const char *const[]){ map_runs_sql, NULL },
+	.name = "map runs",
+	.since = 2,
+	.sql = (const char *const[]){ map_runs_sql, NULL },
 	.before = map_runs_migrate,
 };
 
+/* SQL text, laid out as SQL */
+/* clang-format off */
 static const char io_runs_sql[] =
 /* One per `io -o` session: what was read or written, on which devices, into what. device, model,
  * serial, block_size and blocks are the first device's (io_devices has each); device lists
@@ -199,15 +206,16 @@ static const char io_runs_sql[] =
 "    SUM(s.lat_ns) / NULLIF(SUM(s.completed), 0) AS mean_ns,"
 "    SUM(s.completed) AS completed, SUM(s.failed) AS failed"
 "  FROM per_step s JOIN io_runs r USING (session_id) GROUP BY s.session_id, s.qd;";
+/* clang-format on */
 
 /* Version 3 (the first with io tables): the columns version 4 added, before the tables are
  * made, and the view it changed dropped; after, io_devices filled from io_runs. */
 static int io_runs_migrate_before(sqlite3 *db, long from)
 {
 	static const char sql[] =
-	"ALTER TABLE io_runs ADD COLUMN device_count INTEGER NOT NULL DEFAULT 1;"
-	"ALTER TABLE io_points ADD COLUMN device_index INTEGER NOT NULL DEFAULT 0;"
-	"DROP VIEW IF EXISTS io_summary_view;";
+		"ALTER TABLE io_runs ADD COLUMN device_count INTEGER NOT NULL DEFAULT 1;"
+		"ALTER TABLE io_points ADD COLUMN device_index INTEGER NOT NULL DEFAULT 0;"
+		"DROP VIEW IF EXISTS io_summary_view;";
 
 	return from == 3 ? itdb_exec(db, sql, "migrate the io runs") : 0;
 }
@@ -215,14 +223,17 @@ static int io_runs_migrate_before(sqlite3 *db, long from)
 static int io_runs_migrate_after(sqlite3 *db, long from)
 {
 	static const char sql[] =
-	"INSERT OR IGNORE INTO io_devices(session_id, device_index, device, model, serial, block_size,"
-	"  blocks, iova, bar_offset_bytes) SELECT session_id, 0, device, model, serial, block_size,"
-	"  blocks, iova, bar_offset_bytes FROM io_runs;";
+		"INSERT OR IGNORE INTO io_devices(session_id, device_index, device, model, serial, block_size,"
+		"  blocks, iova, bar_offset_bytes) SELECT session_id, 0, device, model, serial, block_size,"
+		"  blocks, iova, bar_offset_bytes FROM io_runs;";
 
 	return from == 3 ? itdb_exec(db, sql, "migrate the io runs") : 0;
 }
 
 const struct itdb_schema_part it_io_runs_schema = {
-	.name = "io runs", .since = 3, .sql = (const char *const[]){ io_runs_sql, NULL },
-	.before = io_runs_migrate_before, .after = io_runs_migrate_after,
+	.name = "io runs",
+	.since = 3,
+	.sql = (const char *const[]){ io_runs_sql, NULL },
+	.before = io_runs_migrate_before,
+	.after = io_runs_migrate_after,
 };

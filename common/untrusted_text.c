@@ -52,7 +52,7 @@ size_t text_columns(const char *s)
 	size_t n = 0;
 
 	for (; *s; s++)
-		n += ((unsigned char)*s & 0xc0) != 0x80;	/* not a continuation byte */
+		n += ((unsigned char)*s & 0xc0) != 0x80; /* not a continuation byte */
 	return n;
 }
 
@@ -63,7 +63,8 @@ void gnuplot_string(FILE *f, const char *s)
 	fputc('\'', f);
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
-		bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+		bool alnum =
+			(c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
 
 		fputc(alnum || strchr(kept, c) ? c : '?', f);
 	}
@@ -86,7 +87,7 @@ char *shell_word(char *out, size_t len, const char *path)
 	for (const char *c = path; *c; c++) {
 		size_t k = *c == '\'' ? 4 : 1;
 
-		if (n + k + 2 > len)	/* the closing quote and the NUL */
+		if (n + k + 2 > len) /* the closing quote and the NUL */
 			break;
 		memcpy(out + n, *c == '\'' ? "'\\''" : c, k);
 		n += k;

@@ -17,9 +17,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FILE *f = NULL;
 	int64_t sid;
 
-	if (!size || itdb_session_begin(db, &(struct itdb_session_info){
-			.kind = "import", .imported = 1, .capture = "ftrace-text",
-			.derive_pgsize_bitmap = EVENT_WRITER_DEFAULT_PGSIZES }, &sid))
+	if (!size ||
+	    itdb_session_begin(db,
+			       &(struct itdb_session_info){ .kind = "import",
+							    .imported = 1,
+							    .capture = "ftrace-text",
+							    .derive_pgsize_bitmap =
+								    EVENT_WRITER_DEFAULT_PGSIZES },
+			       &sid))
 		return 0;
 	w = event_writer_new(db, sid, NULL);
 	f = fmemopen((void *)data, size, "r");

@@ -40,7 +40,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (!binding_journal_read(BDF, &e) &&
 	    (strcmp(e.bdf, BDF) || e.pid <= 0 || strlen(e.boot_id) != BINDING_JOURNAL_BOOT_ID_LEN ||
-	     strchr(e.orig_driver, '\n') || strchr(e.orig_override, '\n') || strchr(e.bound_to, '\n')))
+	     strchr(e.orig_driver, '\n') || strchr(e.orig_override, '\n') ||
+	     strchr(e.bound_to, '\n')))
 		abort();
 	unlink(path);
 	return 0;

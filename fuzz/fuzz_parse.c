@@ -25,8 +25,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (parse_duration_ns(s, &v) ? v != UNTOUCHED : v == 0)
 		abort();
 	if (!parse_bdf(s, bdf)) {
-		if (strlen(bdf) != 12 || sscanf(bdf, "%4x:%2x:%2x.%1x", &dom, &bus, &dev, &fn) != 4 ||
-		    dev > 0x1f || fn > 7)
+		if (strlen(bdf) != 12 ||
+		    sscanf(bdf, "%4x:%2x:%2x.%1x", &dom, &bus, &dev, &fn) != 4 || dev > 0x1f ||
+		    fn > 7)
 			abort();
 	} else if (strcmp(bdf, "untouched")) {
 		abort();

@@ -33,13 +33,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char path[64], err[512];
 	int64_t sid;
 
-	if (write_input(data, size, path) || itdb_session_begin(db, &(struct itdb_session_info){
-			.kind = "import", .imported = 1, .capture = "trace.dat",
-			.derive_pgsize_bitmap = EVENT_WRITER_DEFAULT_PGSIZES }, &sid))
+	if (write_input(data, size, path) ||
+	    itdb_session_begin(db,
+			       &(struct itdb_session_info){ .kind = "import",
+							    .imported = 1,
+							    .capture = "trace.dat",
+							    .derive_pgsize_bitmap =
+								    EVENT_WRITER_DEFAULT_PGSIZES },
+			       &sid))
 		return 0;
 	w = event_writer_new(db, sid, NULL);
-	if (w && !import_tracedat(path, &(struct ftrace_sink){ fuzz_sink_event, fuzz_sink_loss, w },
-				  &st, &info, err, sizeof(err)) && !event_writer_finish(w))
+	if (w &&
+	    !import_tracedat(path, &(struct ftrace_sink){ fuzz_sink_event, fuzz_sink_loss, w }, &st,
+			     &info, err, sizeof(err)) &&
+	    !event_writer_finish(w))
 		fuzz_session_end(db, sid, &end);
 	event_writer_free(w);
 	unlink(path);

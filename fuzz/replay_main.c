@@ -25,7 +25,8 @@ static int run_file(const char *path)
 	ret = 0;
 out:
 	if (ret)
-		fprintf(stderr, "replay_%s: cannot read %s: %s\n", FUZZ_TARGET, path, strerror(errno));
+		fprintf(stderr, "replay_%s: cannot read %s: %s\n", FUZZ_TARGET, path,
+			strerror(errno));
 	free(data);
 	if (f)
 		fclose(f);
@@ -68,7 +69,8 @@ int main(int argc, char **argv)
 		ran = n < 0 ? -1 : ran + n;
 	}
 	if (ran <= 0) {
-		fprintf(stderr, "replay_%s: no inputs ran (tests/fuzz/corpus/%s missing or unreadable)\n",
+		fprintf(stderr,
+			"replay_%s: no inputs ran (tests/fuzz/corpus/%s missing or unreadable)\n",
 			FUZZ_TARGET, FUZZ_TARGET);
 		return 1;
 	}

@@ -4,7 +4,7 @@
 #ifndef IOMMUTRACE_DEVICE_CPU_H
 #define IOMMUTRACE_DEVICE_CPU_H
 
-#include <sched.h>	/* cpu_set_t: the build defines _GNU_SOURCE */
+#include <sched.h> /* cpu_set_t: the build defines _GNU_SOURCE */
 
 /**
  * cpulist_parse() - Parse a kernel CPU list ("0-3,8,10-11") into @set.

@@ -5,7 +5,7 @@
 const struct io_engine_ops *io_engine_find(const char *name)
 {
 	static const struct io_engine_ops *const engines[] = { &io_engine_vfio, &io_engine_uring,
-								     &io_engine_uio };
+							       &io_engine_uio };
 
 	for (size_t i = 0; i < sizeof(engines) / sizeof(engines[0]); i++)
 		if (!strcmp(engines[i]->name, name))
@@ -23,7 +23,8 @@ static const char *const workload_names[] = {
 const char *io_workload_name(enum io_workload w)
 {
 	return (unsigned)w < sizeof(workload_names) / sizeof(workload_names[0]) ?
-		       workload_names[w] : "?";
+		       workload_names[w] :
+		       "?";
 }
 
 int io_workload_parse(const char *s, enum io_workload *w)

@@ -50,34 +50,34 @@ struct io_target {
 	uint32_t nsid;
 	enum mapper_kind mapper;
 	struct buffer_spec buffer;
-	uint64_t buffer_size, buffer_offset;	/* offset: into the BAR of a bar buffer */
-	uint64_t iova;			/* where the buffer is mapped for the device */
+	uint64_t buffer_size, buffer_offset; /* offset: into the BAR of a bar buffer */
+	uint64_t iova; /* where the buffer is mapped for the device */
 	/* bar, several devices (vfio engine, type1): the first engine opens the window for all,
 	 * bar_window_bytes long, and uses its first buffer_size bytes; each other engine takes the
 	 * buffer_size bytes at peer_offset of that window (peer_window), and leaves the BAR's device
 	 * to the first. */
-	uint64_t bar_window_bytes;	/* 0: buffer_size */
+	uint64_t bar_window_bytes; /* 0: buffer_size */
 	const struct buffer *peer_window;
 	uint64_t peer_offset;
-	uint32_t max_qd;		/* the deepest queue any point will ask for */
-	uint32_t max_bs;		/* the largest command any point will make, bytes */
-	bool writes;			/* some point writes: open the namespace for writing */
+	uint32_t max_qd; /* the deepest queue any point will ask for */
+	uint32_t max_bs; /* the largest command any point will make, bytes */
+	bool writes; /* some point writes: open the namespace for writing */
 	bool force;
-	volatile sig_atomic_t *stop;	/* set by a signal: end the point early */
-	const char *sysfs_root;		/* where the device is found in sysfs (as for sysfs_path):
+	volatile sig_atomic_t *stop; /* set by a signal: end the point early */
+	const char *sysfs_root; /* where the device is found in sysfs (as for sysfs_path):
 					 * NULL, the live system */
 };
 
 /* One measurement point. */
 struct io_point {
 	enum io_workload workload;
-	uint32_t bs;			/* bytes per command, a multiple of the block size */
-	uint32_t qd;			/* commands kept in flight */
+	uint32_t bs; /* bytes per command, a multiple of the block size */
+	uint32_t qd; /* commands kept in flight */
 	uint64_t duration_ns;
-	uint64_t window;		/* bytes of the buffer the data addresses cycle through */
-	bool verify;			/* check every read against the testbed's disk pattern
+	uint64_t window; /* bytes of the buffer the data addresses cycle through */
+	bool verify; /* check every read against the testbed's disk pattern
 					 * (reads only) */
-	uint64_t seed;			/* of the random LBAs */
+	uint64_t seed; /* of the random LBAs */
 };
 
 struct io_result {
@@ -97,14 +97,14 @@ struct io_engine_ops {
 
 struct io_engine {
 	const struct io_engine_ops *ops;
-	uint32_t block_size;		/* of the namespace */
+	uint32_t block_size; /* of the namespace */
 	uint64_t blocks;
-	uint32_t max_transfer;		/* bytes per command the device takes; 0: no limit */
-	uint32_t max_qd;		/* commands the device can have in flight on one queue */
+	uint32_t max_transfer; /* bytes per command the device takes; 0: no limit */
+	uint32_t max_qd; /* commands the device can have in flight on one queue */
 	char model[41], serial[21];
-	void *buffer;			/* where the data lands, in this process */
+	void *buffer; /* where the data lands, in this process */
 	uint64_t buffer_size;
-	const struct buffer *window;	/* a bar window other engines may take parts of; NULL */
+	const struct buffer *window; /* a bar window other engines may take parts of; NULL */
 	void *priv;
 };
 

@@ -8,7 +8,7 @@
 #include "common/log.h"
 #include "io/io_report.h"
 
-#define MAGIC 0x3270526f49544d49ull	/* "IMTIoRp2" */
+#define MAGIC 0x3270526f49544d49ull /* "IMTIoRp2" */
 #define MAX_POINTS 100000
 #define RUN_OFF sizeof(uint64_t)
 #define COUNT_OFF (RUN_OFF + sizeof(struct io_report_run))
@@ -19,8 +19,10 @@ int io_report_write_run(int fd, const struct io_report_run *run)
 	uint64_t magic = MAGIC, zero = 0;
 
 	return child_report_write(fd, &magic, sizeof(magic), 0) ||
-	       child_report_write(fd, run, sizeof(*run), RUN_OFF) ||
-	       child_report_write(fd, &zero, sizeof(zero), COUNT_OFF) ? -1 : 0;
+			       child_report_write(fd, run, sizeof(*run), RUN_OFF) ||
+			       child_report_write(fd, &zero, sizeof(zero), COUNT_OFF) ?
+		       -1 :
+		       0;
 }
 
 int io_report_write_point(int fd, uint64_t index, const struct io_report_point *p)
@@ -29,7 +31,9 @@ int io_report_write_point(int fd, uint64_t index, const struct io_report_point *
 
 	/* the point first, then the count that makes it visible */
 	return child_report_write(fd, p, sizeof(*p), (off_t)(POINTS_OFF + index * sizeof(*p))) ||
-	       child_report_write(fd, &count, sizeof(count), COUNT_OFF) ? -1 : 0;
+			       child_report_write(fd, &count, sizeof(count), COUNT_OFF) ?
+		       -1 :
+		       0;
 }
 
 static bool terminated(const char *s, size_t len)
@@ -83,7 +87,7 @@ int io_report_read(int fd, struct io_report *r)
 	return 0;
 malformed:
 	io_report_free(r);
-	if (rc != -1)	/* -1: a read that failed, said */
+	if (rc != -1) /* -1: a read that failed, said */
 		log_error("the io command's report is truncated or malformed; its results are not "
 			  "stored");
 	return -1;
@@ -98,12 +102,13 @@ void io_report_free(struct io_report *r)
 
 static int insert_run(sqlite3 *db, int64_t sid, const struct io_report_run *run)
 {
-	sqlite3_stmt *st = itdb_prepare(db,
-		"INSERT INTO io_runs(session_id, engine, device, model, serial, nsid, block_size,"
-		" blocks, workload, bs_bytes, duration_ns, repeat_count, mapper, buffer, buffer_kind,"
-		" size_bytes, bar_offset_bytes, window_bytes, iova, verify, device_count) VALUES (?1,"
-		" ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19,"
-		" ?20, ?21)");
+	sqlite3_stmt *st =
+		itdb_prepare(db,
+			     "INSERT INTO io_runs(session_id, engine, device, model, serial, nsid, block_size,"
+			     " blocks, workload, bs_bytes, duration_ns, repeat_count, mapper, buffer, buffer_kind,"
+			     " size_bytes, bar_offset_bytes, window_bytes, iova, verify, device_count) VALUES (?1,"
+			     " ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19,"
+			     " ?20, ?21)");
 	const struct io_report_device *first = &run->devices[0];
 	char devices[IO_MAX_DEVICES * sizeof(first->device)] = "";
 	int rc;
@@ -147,17 +152,21 @@ static int insert_run(sqlite3 *db, int64_t sid, const struct io_report_run *run)
 
 static const struct db_block_table device_table = {
 	"INSERT INTO io_devices(session_id, device_index, device, model, serial, block_size, blocks,"
-	" iova, numa_node, cpu, iommu, bar_offset_bytes)", 11, false, "storing an io device" };
+	" iova, numa_node, cpu, iommu, bar_offset_bytes)",
+	11, false, "storing an io device"
+};
 
 static const struct db_block_table point_table = {
 	"INSERT INTO io_points(session_id, point, qd, repeat_index, start_mono_ns, end_mono_ns,"
 	" elapsed_ns, completed, failed, verify_errors, bytes, iops, bandwidth_bytes_per_s, mean_ns,"
-	" p50_ns, p90_ns, p99_ns, p999_ns, max_ns, device_index)", 19, false,
-	"storing an io point" };
+	" p50_ns, p90_ns, p99_ns, p999_ns, max_ns, device_index)",
+	19, false, "storing an io point"
+};
 
 static const struct db_block_table bucket_table = {
 	"INSERT INTO io_latency_buckets(session_id, point, lo_ns, hi_ns, count)", 4, false,
-	"storing a latency bucket" };
+	"storing a latency bucket"
+};
 
 static int insert_devices(sqlite3 *db, int64_t sid, const struct io_report_run *run)
 {

@@ -13,11 +13,11 @@
 
 struct io_report_device {
 	char device[16], model[41], serial[21];
-	char iommu[16];			/* off | passthrough | translated: how its DMA is addressed */
-	uint32_t block_size;		/* 0: not opened yet */
-	int32_t numa_node, cpu;		/* -1: none, not pinned */
-	uint64_t blocks, iova;		/* iova 0: the engine maps nothing itself */
-	uint64_t bar_offset;		/* bar: its part of the window, from the BAR's start */
+	char iommu[16]; /* off | passthrough | translated: how its DMA is addressed */
+	uint32_t block_size; /* 0: not opened yet */
+	int32_t numa_node, cpu; /* -1: none, not pinned */
+	uint64_t blocks, iova; /* iova 0: the engine maps nothing itself */
+	uint64_t bar_offset; /* bar: its part of the window, from the BAR's start */
 };
 
 struct io_report_run {

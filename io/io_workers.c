@@ -33,8 +33,8 @@ static void *worker_main(void *p)
 		CPU_SET(w->cpu, &set);
 		err = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 		if (err)
-			log_warn("%s: cannot pin its worker to CPU %d (%s); it runs unpinned", w->bdf,
-				 w->cpu, strerror(err));
+			log_warn("%s: cannot pin its worker to CPU %d (%s); it runs unpinned",
+				 w->bdf, w->cpu, strerror(err));
 	}
 	pthread_mutex_lock(&a->gate->lock);
 	while (a->gate->state == GATE_WAIT)

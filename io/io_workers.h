@@ -10,12 +10,12 @@
 
 struct io_worker {
 	const char *bdf;
-	struct io_engine engine;	/* opened by the caller */
-	int node, cpu;			/* -1: none, not pinned */
-	char iommu[16];			/* for the report: how the device's DMA is addressed */
-	struct io_point point;		/* what to run; set by the caller */
-	struct io_report_point row;	/* what it measured: start, end, result */
-	int rc;				/* the engine's run: 0 or -1 */
+	struct io_engine engine; /* opened by the caller */
+	int node, cpu; /* -1: none, not pinned */
+	char iommu[16]; /* for the report: how the device's DMA is addressed */
+	struct io_point point; /* what to run; set by the caller */
+	struct io_report_point row; /* what it measured: start, end, result */
+	int rc; /* the engine's run: 0 or -1 */
 };
 
 /* Called about once a second while a point runs, with the time since it started. */

@@ -8,7 +8,7 @@ static unsigned bucket_of(uint64_t v)
 
 	if (v < LAT_HIST_SUB)
 		return (unsigned)v;
-	top = 63 - (unsigned)__builtin_clzll(v);		/* >= 4 */
+	top = 63 - (unsigned)__builtin_clzll(v); /* >= 4 */
 	return (top - 3) * LAT_HIST_SUB + (unsigned)((v >> (top - 4)) & (LAT_HIST_SUB - 1));
 }
 

@@ -12,7 +12,7 @@
 #include "io/workload.h"
 
 #define IO_QID 1
-#define REQUEST_CHECK_NS 1000000	/* how often to look at the request eventfd: 1 ms */
+#define REQUEST_CHECK_NS 1000000 /* how often to look at the request eventfd: 1 ms */
 
 /* Bytes of one slot's PRP list for commands of up to max_bs bytes: one entry per page after the
  * first that a command at any 512-byte offset can touch, as a power of two so that lists tile
@@ -76,8 +76,8 @@ int nvme_io_open(struct nvme_io *n, volatile uint8_t *bar0, struct dma_area *dma
 		return -1;
 	if (max_qd + 1 > n->ctrl.mqes) {
 		log_error("queue depth %u is above what %s takes: its queues hold %u entries (MQES), "
-			  "so at most %u commands in flight", max_qd, n->bdf, n->ctrl.mqes,
-			  n->ctrl.mqes - 1);
+			  "so at most %u commands in flight",
+			  max_qd, n->bdf, n->ctrl.mqes, n->ctrl.mqes - 1);
 		return -1;
 	}
 	n->slots = max_qd;
@@ -106,7 +106,8 @@ static void set_prps(struct nvme_io *n, struct nvme_sqe *e, uint32_t slot, uint6
 	uint64_t first_page_end = (offset / NVME_PAGE + 1) * NVME_PAGE;
 	uint64_t end = offset + bs;
 	uint32_t more = end > first_page_end ?
-				(uint32_t)((end - first_page_end + NVME_PAGE - 1) / NVME_PAGE) : 0;
+				(uint32_t)((end - first_page_end + NVME_PAGE - 1) / NVME_PAGE) :
+				0;
 
 	e->prp1 = n->data_dma(n->data_ctx, offset);
 	e->prp2 = 0;
@@ -131,7 +132,8 @@ static void submit(struct nvme_io *n, const struct io_point *p, struct io_cursor
 {
 	bool write = io_workload_writes(p->workload);
 	struct nvme_sqe e = { .opcode = write ? NVME_CMD_WRITE : NVME_CMD_READ,
-			      .cid = (uint16_t)slot, .nsid = n->ns.nsid };
+			      .cid = (uint16_t)slot,
+			      .nsid = n->ns.nsid };
 	uint64_t blocks = p->bs / n->ns.block_size;
 
 	f[slot].lba = io_cursor_next_lba(c);
@@ -161,7 +163,8 @@ static enum device_state device_state(struct nvme_io *n)
 
 	if (n->request_fd >= 0 && read(n->request_fd, &count, sizeof(count)) == sizeof(count)) {
 		log_error("%s: the kernel asks for the device back (it is being removed or "
-			  "unbound): stopping with %u commands in flight", n->bdf, n->q.in_flight);
+			  "unbound): stopping with %u commands in flight",
+			  n->bdf, n->q.in_flight);
 		return DEVICE_GONE;
 	}
 	if (n->driver[0] &&
@@ -169,18 +172,21 @@ static enum device_state device_state(struct nvme_io *n)
 			n->bdf) ||
 	     sysfs_link_name(path, driver, sizeof(driver)) || strcmp(driver, n->driver))) {
 		log_error("%s: the device left %s (it was removed or unbound): stopping with %u "
-			  "commands in flight", n->bdf, n->driver, n->q.in_flight);
+			  "commands in flight",
+			  n->bdf, n->driver, n->q.in_flight);
 		return DEVICE_GONE;
 	}
 	csts = *(volatile uint32_t *)(n->ctrl.regs + NVME_REG_CSTS);
 	if (csts == 0xffffffff) {
 		log_error("%s: the controller's registers read all ones (it is gone): stopping with "
-			  "%u commands in flight", n->bdf, n->q.in_flight);
+			  "%u commands in flight",
+			  n->bdf, n->q.in_flight);
 		return DEVICE_GONE;
 	}
 	if (csts & NVME_CSTS_CFS) {
 		log_error("%s: the controller reports a fatal error (CSTS.CFS): stopping with %u "
-			  "commands in flight", n->bdf, n->q.in_flight);
+			  "commands in flight",
+			  n->bdf, n->q.in_flight);
 		return DEVICE_FAILED;
 	}
 	return DEVICE_OK;
@@ -249,8 +255,8 @@ int nvme_io_run(struct nvme_io *n, const struct io_point *p, void *buffer, struc
 		if (!got) {
 			if (now - last_completion > timeout_ns) {
 				log_error("%s: no completion for %u ms with %u commands in flight: the "
-					  "device stopped responding", n->bdf, n->ctrl.timeout_ms,
-					  n->q.in_flight);
+					  "device stopped responding",
+					  n->bdf, n->ctrl.timeout_ms, n->q.in_flight);
 				goto cleanup;
 			}
 			continue;

@@ -27,16 +27,16 @@ struct nvme_io {
 	struct nvme_ns ns;
 	struct nvme_queue q;
 	bool queue_created;
-	uint32_t slots;			/* max_qd */
-	uint64_t **prp_lists;		/* per slot, NULL when commands never need a list */
+	uint32_t slots; /* max_qd */
+	uint64_t **prp_lists; /* per slot, NULL when commands never need a list */
 	uint64_t *prp_list_dma;
 	/* the DMA address of the buffer's byte at offset (page-aligned), through to its page end */
 	uint64_t (*data_dma)(void *ctx, uint64_t offset);
 	void *data_ctx;
-	int request_fd;			/* -1: the platform has none */
-	char bdf[16];			/* the device, whose sysfs entry must stay */
-	char driver[32];		/* the driver it must stay bound to */
-	const char *sysfs_root;		/* where that entry is (as for sysfs_path): NULL, the live
+	int request_fd; /* -1: the platform has none */
+	char bdf[16]; /* the device, whose sysfs entry must stay */
+	char driver[32]; /* the driver it must stay bound to */
+	const char *sysfs_root; /* where that entry is (as for sysfs_path): NULL, the live
 					 * system */
 	volatile sig_atomic_t *stop;
 };

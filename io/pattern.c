@@ -6,7 +6,7 @@ static const char magic[8] = { 'I', 'O', 'M', 'M', 'U', 'T', 'R', 'C' };
 
 int64_t pattern_mismatch(const void *data, uint64_t sector, uint64_t len)
 {
-	const volatile uint8_t *p = data;	/* device memory (a BAR window) reads as it is */
+	const volatile uint8_t *p = data; /* device memory (a BAR window) reads as it is */
 
 	for (uint64_t off = 0; off < len; off += PATTERN_SECTOR, sector++) {
 		for (unsigned i = 0; i < 8; i++)

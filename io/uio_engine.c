@@ -27,7 +27,7 @@
 struct uio_engine {
 	struct device_binding dev;
 	struct buffer buffer;
-	struct backing backing;		/* the buffer's physical runs */
+	struct backing backing; /* the buffer's physical runs */
 	struct dma_area dma;
 	struct nvme_io io;
 	int bar0_fd;
@@ -76,7 +76,8 @@ static int check_untranslated(const char *root, const char *bdf)
 		return 0;
 	log_error("%s's DMA goes through the IOMMU (domain type %s): the uio engine gives the "
 		  "device physical addresses, which needs the IOMMU off or in passthrough "
-		  "(iommu=pt); use --engine vfio", bdf, type);
+		  "(iommu=pt); use --engine vfio",
+		  bdf, type);
 	return -1;
 }
 
@@ -148,7 +149,8 @@ static int uio_open(struct io_engine *e, const struct io_target *t)
 	if (nvme_io_dma_bytes(t->max_qd, t->max_bs) > DMA_AREA_BYTES) {
 		log_error("the uio engine keeps its queues and PRP lists in one 2 MiB hugetlb page "
 			  "(physically contiguous), and qd %u with --bs %u needs more: lower --qd or "
-			  "--bs", t->max_qd, t->max_bs);
+			  "--bs",
+			  t->max_qd, t->max_bs);
 		return -1;
 	}
 	if (check_untranslated(t->sysfs_root, t->bdf) ||

@@ -30,9 +30,9 @@ struct uring_engine {
 	bool ring_ready;
 	int fd;
 	char bdf[SYSFS_NAME_MAX + 1];
-	char disk[SYSFS_NAME_MAX + 1];	/* the namespace's block device, nvmeXnY */
-	const char *sysfs_root;		/* sysfs's root: NULL, the live system */
-	bool gone;			/* the device went away during a run */
+	char disk[SYSFS_NAME_MAX + 1]; /* the namespace's block device, nvmeXnY */
+	const char *sysfs_root; /* sysfs's root: NULL, the live system */
+	bool gone; /* the device went away during a run */
 	uint32_t block_size;
 	struct buffer buffer;
 	volatile sig_atomic_t *stop;
@@ -84,7 +84,8 @@ static int find_namespace(const char *root, const char *bdf, uint32_t nsid,
 
 	if (sysfs_path(path, sizeof(path), root, "/sys/bus/pci/devices/%s/driver", bdf) ||
 	    sysfs_link_name(path, driver, sizeof(driver)) || strcmp(driver, "nvme")) {
-		log_error("%s is not bound to the nvme driver; the uring engine reads through it", bdf);
+		log_error("%s is not bound to the nvme driver; the uring engine reads through it",
+			  bdf);
 		return -1;
 	}
 	ctrl[0] = '\0';
@@ -107,8 +108,8 @@ static int find_namespace(const char *root, const char *bdf, uint32_t nsid,
 }
 
 /* A decimal value from ROOT/sys/block/DISK/ATTR. */
-static int read_disk_attr(const char *root, const char *disk, const char *attr, long min,
-			  long max, long *out)
+static int read_disk_attr(const char *root, const char *disk, const char *attr, long min, long max,
+			  long *out)
 {
 	char path[PATH_MAX];
 
@@ -155,7 +156,7 @@ static void read_ctrl_string(const char *root, const char *ctrl, const char *att
 		n = len - 1;
 	memcpy(out, text, n);
 	out[n] = '\0';
-	text_for_terminal(out);	/* the device's words, printed and stored */
+	text_for_terminal(out); /* the device's words, printed and stored */
 }
 
 /* Opens /dev/DISK, for writing too when some point writes, and checks it is the block device
@@ -169,11 +170,13 @@ static int open_disk(struct uring_engine *u, bool writes)
 	snprintf(path, sizeof(path), "/dev/%s", u->disk);
 	u->fd = open(path, (writes ? O_RDWR | O_EXCL : O_RDONLY) | O_DIRECT | O_CLOEXEC);
 	if (u->fd < 0 && writes && errno == EBUSY) {
-		log_error("%s is in use (mounted, or held by md, dm or swap): not writing to it", path);
+		log_error("%s is in use (mounted, or held by md, dm or swap): not writing to it",
+			  path);
 		return -1;
 	}
 	if (u->fd < 0) {
-		log_error("cannot open %s%s: %s", path, writes ? " for writing" : "", strerror(errno));
+		log_error("cannot open %s%s: %s", path, writes ? " for writing" : "",
+			  strerror(errno));
 		return -1;
 	}
 	if (sysfs_path(path, sizeof(path), u->sysfs_root, "/sys/block/%s/dev", u->disk) ||
@@ -203,8 +206,8 @@ static int setup_ring(struct uring_engine *u, struct io_engine *e, uint32_t max_
 	int rc = io_uring_queue_init(max_qd ? max_qd : 1, &u->ring, IORING_SETUP_CLAMP);
 
 	if (rc) {
-		log_error("/dev/%s: cannot set up an io_uring for %u commands in flight: %s", u->disk,
-			  max_qd, strerror(-rc));
+		log_error("/dev/%s: cannot set up an io_uring for %u commands in flight: %s",
+			  u->disk, max_qd, strerror(-rc));
 		return -1;
 	}
 	u->ring_ready = true;
@@ -234,13 +237,15 @@ static int uring_open(struct io_engine *e, const struct io_target *t)
 	snprintf(u->bdf, sizeof(u->bdf), "%s", t->bdf);
 	e->priv = u;
 	if (t->buffer.kind == BUF_BAR) {
-		log_error("a bar: buffer cannot take O_DIRECT reads: the kernel cannot pin the pages "
-			  "of a BAR mmap (VM_PFNMAP); use --engine vfio");
+		log_error(
+			"a bar: buffer cannot take O_DIRECT reads: the kernel cannot pin the pages "
+			"of a BAR mmap (VM_PFNMAP); use --engine vfio");
 		return -1;
 	}
 	if (t->buffer_size > MAX_REGISTERED_BYTES) {
 		log_error("a buffer of %llu bytes is above the 1 GiB io_uring registers at once: give "
-			  "a smaller --size", (unsigned long long)t->buffer_size);
+			  "a smaller --size",
+			  (unsigned long long)t->buffer_size);
 		return -1;
 	}
 	if (find_namespace(u->sysfs_root, t->bdf, t->nsid, ctrl, u->disk) ||
@@ -382,8 +387,8 @@ static int account(struct uring_engine *u, const struct io_point *p, const struc
 		describe_result(res, p->bs, result, sizeof(result));
 		if (device_gone(u, why, sizeof(why))) {
 			log_error("/dev/%s: the device went away during the run (%s; the last %s "
-				  "returned %s): stopping with %u commands in flight", u->disk, why,
-				  op_name(p), result, in_flight);
+				  "returned %s): stopping with %u commands in flight",
+				  u->disk, why, op_name(p), result, in_flight);
 			u->gone = true;
 			return -1;
 		}
@@ -409,7 +414,8 @@ static int reap(struct uring_engine *u, const struct io_point *p, struct io_curs
 	unsigned head, reaped = 0;
 	int ret = 0;
 
-	io_uring_for_each_cqe(&u->ring, head, cqe) {
+	io_uring_for_each_cqe(&u->ring, head, cqe)
+	{
 		uint64_t slot = io_uring_cqe_get_data64(cqe), now = clock_ns(CLOCK_MONOTONIC);
 
 		reaped++;

@@ -23,8 +23,8 @@
 
 struct vfio_engine {
 	struct device_setup setup;
-	struct buffer peer_part;	/* a part of another engine's bar window, when borrowed */
-	struct buffer mapped;		/* the part of setup.buffer this device reads into */
+	struct buffer peer_part; /* a part of another engine's bar window, when borrowed */
+	struct buffer mapped; /* the part of setup.buffer this device reads into */
 	struct dma_area dma;
 	struct nvme_io io;
 	bool buffer_mapped;
@@ -54,11 +54,15 @@ static int map_bar0(struct vfio_engine *v, const char *bdf)
 static int vfio_open(struct io_engine *e, const struct io_target *t)
 {
 	struct vfio_engine *v = calloc(1, sizeof(*v));
-	struct device_setup_opts so = { .bdf = t->bdf, .mapper = t->mapper, .buffer = t->buffer,
-					.size = t->bar_window_bytes ? t->bar_window_bytes
-								    : t->buffer_size,
-					.offset = t->buffer_offset, .force = t->force,
-					.stop = t->stop, .sysfs_root = t->sysfs_root };
+	struct device_setup_opts so = { .bdf = t->bdf,
+					.mapper = t->mapper,
+					.buffer = t->buffer,
+					.size = t->bar_window_bytes ? t->bar_window_bytes :
+								      t->buffer_size,
+					.offset = t->buffer_offset,
+					.force = t->force,
+					.stop = t->stop,
+					.sysfs_root = t->sysfs_root };
 	uint64_t dma_bytes;
 
 	if (!v) {
@@ -83,8 +87,9 @@ static int vfio_open(struct io_engine *e, const struct io_target *t)
 	dma_bytes = nvme_io_dma_bytes(t->max_qd, t->max_bs);
 	if (t->iova < DMA_AREA_IOVA + dma_bytes && DMA_AREA_IOVA < t->iova + t->buffer_size) {
 		log_error("--iova %#llx puts the buffer over the driver's own DMA area (IOVA %#llx, "
-			  "%llu MiB): give an IOVA above %#llx", (unsigned long long)t->iova,
-			  (unsigned long long)DMA_AREA_IOVA, (unsigned long long)(dma_bytes >> 20),
+			  "%llu MiB): give an IOVA above %#llx",
+			  (unsigned long long)t->iova, (unsigned long long)DMA_AREA_IOVA,
+			  (unsigned long long)(dma_bytes >> 20),
 			  (unsigned long long)(DMA_AREA_IOVA + dma_bytes));
 		return -1;
 	}

@@ -22,7 +22,8 @@ int io_cursor_init(struct io_cursor *c, const struct io_point *p, uint32_t block
 	}
 	if (pieces < p->qd) {
 		log_error("a window of %#llx bytes holds fewer than qd %u reads of %u bytes: give a "
-			  "larger --window or --size", (unsigned long long)p->window, p->qd, p->bs);
+			  "larger --window or --size",
+			  (unsigned long long)p->window, p->qd, p->bs);
 		return -1;
 	}
 	c->lanes_per_slot = pieces / p->qd;

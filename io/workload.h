@@ -10,13 +10,13 @@
 
 struct io_cursor {
 	enum io_workload workload;
-	uint64_t blocks_per_cmd;	/* bs in logical blocks */
-	uint64_t cmd_starts;		/* bs-aligned command positions in the namespace */
+	uint64_t blocks_per_cmd; /* bs in logical blocks */
+	uint64_t cmd_starts; /* bs-aligned command positions in the namespace */
 	uint64_t next_seq;
 	uint64_t rng;
 	uint32_t bs, qd;
-	uint64_t lanes_per_slot;	/* bs-sized pieces of the window each slot cycles through */
-	uint64_t *uses;			/* per slot: commands it has carried */
+	uint64_t lanes_per_slot; /* bs-sized pieces of the window each slot cycles through */
+	uint64_t *uses; /* per slot: commands it has carried */
 };
 
 /**

@@ -66,7 +66,8 @@ static int admin(struct nvme_ctrl *c, struct nvme_sqe *e, const char *what)
 	nvme_queue_submit(&c->admin, e);
 	while (!nvme_queue_reap(&c->admin, &cqe)) {
 		if (clock_ns(CLOCK_MONOTONIC) / 1000000 > deadline) {
-			log_error("%s: %s: no completion within %u ms", c->name, what, c->timeout_ms);
+			log_error("%s: %s: no completion within %u ms", c->name, what,
+				  c->timeout_ms);
 			return -1;
 		}
 	}
@@ -93,7 +94,8 @@ static void ascii_field(char *out, size_t len, const uint8_t *p)
 
 static int identify_ctrl(struct nvme_ctrl *c)
 {
-	struct nvme_sqe e = { .opcode = NVME_ADMIN_IDENTIFY, .prp1 = c->scratch_iova,
+	struct nvme_sqe e = { .opcode = NVME_ADMIN_IDENTIFY,
+			      .prp1 = c->scratch_iova,
 			      .cdw10 = NVME_IDENTIFY_CTRL };
 	const uint8_t *id = c->scratch;
 	uint32_t min_page = NVME_PAGE << NVME_CAP_MPSMIN(c->cap);
@@ -141,12 +143,13 @@ int nvme_ctrl_init(struct nvme_ctrl *c, volatile uint8_t *regs, struct dma_area 
 		return -1;
 	nvme_queue_init(&c->admin, 0, NVME_ADMIN_ENTRIES, asq, asq_iova, acq, acq_iova, regs,
 			c->dstrd);
-	wr32(c, NVME_REG_INTMS, 0xffffffff);	/* polled: no interrupts */
+	wr32(c, NVME_REG_INTMS, 0xffffffff); /* polled: no interrupts */
 	wr32(c, NVME_REG_AQA, (NVME_ADMIN_ENTRIES - 1) << 16 | (NVME_ADMIN_ENTRIES - 1));
 	wr64(c, NVME_REG_ASQ, asq_iova);
 	wr64(c, NVME_REG_ACQ, acq_iova);
-	wr32(c, NVME_REG_CC, NVME_CC_EN | NVME_CC_CSS_NVM | NVME_CC_MPS_4K | NVME_CC_AMS_RR |
-			     NVME_CC_IOSQES | NVME_CC_IOCQES);
+	wr32(c, NVME_REG_CC,
+	     NVME_CC_EN | NVME_CC_CSS_NVM | NVME_CC_MPS_4K | NVME_CC_AMS_RR | NVME_CC_IOSQES |
+		     NVME_CC_IOCQES);
 	if (wait_ready(c, 1))
 		return -1;
 	return identify_ctrl(c);
@@ -154,7 +157,9 @@ int nvme_ctrl_init(struct nvme_ctrl *c, volatile uint8_t *regs, struct dma_area 
 
 int nvme_ctrl_identify_ns(struct nvme_ctrl *c, uint32_t nsid, struct nvme_ns *ns)
 {
-	struct nvme_sqe e = { .opcode = NVME_ADMIN_IDENTIFY, .nsid = nsid, .prp1 = c->scratch_iova,
+	struct nvme_sqe e = { .opcode = NVME_ADMIN_IDENTIFY,
+			      .nsid = nsid,
+			      .prp1 = c->scratch_iova,
 			      .cdw10 = NVME_IDENTIFY_NS };
 	const uint8_t *id = c->scratch;
 	unsigned format;
@@ -196,7 +201,7 @@ int nvme_ctrl_create_io_queue(struct nvme_ctrl *c, uint16_t qid, uint16_t size,
 	nvme_queue_init(q, qid, size, sq, sq_iova, cq, cq_iova, c->regs, c->dstrd);
 	cq_cmd.prp1 = cq_iova;
 	cq_cmd.cdw10 = (uint32_t)(size - 1) << 16 | qid;
-	cq_cmd.cdw11 = NVME_QUEUE_CONTIGUOUS;	/* interrupts off */
+	cq_cmd.cdw11 = NVME_QUEUE_CONTIGUOUS; /* interrupts off */
 	sq_cmd.prp1 = sq_iova;
 	sq_cmd.cdw10 = (uint32_t)(size - 1) << 16 | qid;
 	sq_cmd.cdw11 = (uint32_t)qid << 16 | NVME_QUEUE_CONTIGUOUS;
@@ -212,7 +217,9 @@ int nvme_ctrl_delete_io_queue(struct nvme_ctrl *c, struct nvme_queue *q)
 	struct nvme_sqe cq_cmd = { .opcode = NVME_ADMIN_DELETE_CQ, .cdw10 = q->id };
 
 	return admin(c, &sq_cmd, "Delete I/O submission queue") ||
-	       admin(c, &cq_cmd, "Delete I/O completion queue") ? -1 : 0;
+			       admin(c, &cq_cmd, "Delete I/O completion queue") ?
+		       -1 :
+		       0;
 }
 
 void nvme_ctrl_disable(struct nvme_ctrl *c)

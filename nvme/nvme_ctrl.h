@@ -15,23 +15,23 @@ struct nvme_ctrl {
 	volatile uint8_t *regs;
 	uint64_t cap;
 	unsigned dstrd;
-	uint32_t mqes;			/* entries a queue may have */
-	uint32_t timeout_ms;		/* CAP.TO */
-	uint32_t max_transfer;		/* bytes per command (MDTS); 0: no limit */
-	uint32_t nn;			/* namespaces */
+	uint32_t mqes; /* entries a queue may have */
+	uint32_t timeout_ms; /* CAP.TO */
+	uint32_t max_transfer; /* bytes per command (MDTS); 0: no limit */
+	uint32_t nn; /* namespaces */
 	char serial[21], model[41], firmware[9];
 	struct dma_area *dma;
 	struct nvme_queue admin;
-	void *scratch;			/* one page for identify data */
+	void *scratch; /* one page for identify data */
 	uint64_t scratch_iova;
 	uint16_t next_cid;
-	const char *name;		/* the device, for messages */
+	const char *name; /* the device, for messages */
 };
 
 struct nvme_ns {
 	uint32_t nsid;
-	uint64_t blocks;		/* NSZE */
-	uint32_t block_size;		/* bytes per logical block */
+	uint64_t blocks; /* NSZE */
+	uint32_t block_size; /* bytes per logical block */
 };
 
 /**

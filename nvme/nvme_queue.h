@@ -10,15 +10,15 @@
 #include "nvme/nvme_regs.h"
 
 struct nvme_queue {
-	uint16_t id;			/* 0: the admin queue pair */
-	uint16_t size;			/* entries in each queue; at most size - 1 commands in flight */
+	uint16_t id; /* 0: the admin queue pair */
+	uint16_t size; /* entries in each queue; at most size - 1 commands in flight */
 	struct nvme_sqe *sq;
 	struct nvme_cqe *cq;
 	uint64_t sq_iova, cq_iova;
 	volatile uint32_t *sq_doorbell, *cq_doorbell;
 	uint16_t sq_tail, cq_head;
 	uint16_t in_flight;
-	uint8_t phase;			/* the phase tag a new completion carries */
+	uint8_t phase; /* the phase tag a new completion carries */
 };
 
 /**

@@ -13,7 +13,7 @@
 #define PM_PFN_MASK ((1ull << 55) - 1)
 #define KPF_HUGE 17
 #define KPF_THP 22
-#define CHUNK 4096	/* pagemap or kpageflags entries per read */
+#define CHUNK 4096 /* pagemap or kpageflags entries per read */
 
 static int read_entries(int fd, const char *what, uint64_t index, uint64_t *buf, size_t n)
 {
@@ -41,7 +41,8 @@ static int add_page(struct backing *b, uint64_t offset, uint64_t paddr)
 		return -1;
 	}
 	b->runs = runs;
-	b->runs[b->nruns++] = (struct backing_run){ .offset = offset, .paddr = paddr, .size = PAGE };
+	b->runs[b->nruns++] =
+		(struct backing_run){ .offset = offset, .paddr = paddr, .size = PAGE };
 	return 0;
 }
 
@@ -61,8 +62,9 @@ static int read_runs(int pagemap, const void *vaddr, uint64_t size, struct backi
 				return -1;
 			}
 			if (!(buf[i] & PM_PFN_MASK)) {
-				log_error("/proc/self/pagemap hides frame numbers: reading the "
-					  "buffer's physical layout needs CAP_SYS_ADMIN (run as root)");
+				log_error(
+					"/proc/self/pagemap hides frame numbers: reading the "
+					"buffer's physical layout needs CAP_SYS_ADMIN (run as root)");
 				return -1;
 			}
 			if (add_page(b, done * PAGE, (buf[i] & PM_PFN_MASK) * PAGE))

@@ -17,10 +17,10 @@ struct backing_run {
 };
 
 struct backing {
-	struct backing_run *runs;	/* by offset; consecutive runs are not contiguous */
+	struct backing_run *runs; /* by offset; consecutive runs are not contiguous */
 	size_t nruns;
-	uint64_t thp_bytes;		/* bytes in transparent huge pages (KPF_THP) */
-	uint64_t hugetlb_bytes;		/* bytes in hugetlb pages (KPF_HUGE) */
+	uint64_t thp_bytes; /* bytes in transparent huge pages (KPF_THP) */
+	uint64_t hugetlb_bytes; /* bytes in hugetlb pages (KPF_HUGE) */
 };
 
 /**

@@ -45,7 +45,8 @@ static bool boot_id_ok(const char *s)
 	for (int i = 0; i < BINDING_JOURNAL_BOOT_ID_LEN; i++) {
 		bool dash = i == 8 || i == 13 || i == 18 || i == 23;
 
-		if (dash ? s[i] != '-' : !((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+		if (dash ? s[i] != '-' :
+			   !((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
 			return false;
 	}
 	return s[BINDING_JOURNAL_BOOT_ID_LEN] == '\0';
@@ -96,7 +97,9 @@ int binding_journal_entry_init(struct binding_journal_entry *e, const char *bdf)
 	snprintf(e->bdf, sizeof(e->bdf), "%s", bdf);
 	e->pid = getpid();
 	return binding_journal_pid_start(e->pid, &e->pid_start_ticks) ||
-	       binding_journal_boot_id(e->boot_id) ? -1 : 0;
+			       binding_journal_boot_id(e->boot_id) ?
+		       -1 :
+		       0;
 }
 
 static bool name_or_empty_ok(const char *s)
@@ -142,7 +145,7 @@ static int mkdir_trusted(const char *path)
 const char *binding_journal_strerror(int err)
 {
 	return err == EPERM ? "not a folder of this user or root that only its owner can write" :
-	       strerror(err);
+			      strerror(err);
 }
 
 static int write_all(int fd, const char *buf, size_t len)
@@ -171,9 +174,11 @@ int binding_journal_write(const struct binding_journal_entry *e)
 	}
 	n = snprintf(text, sizeof(text),
 		     "bdf=%s\ndriver=%s\ndriver_override=%s\nbound_to=%s\npid=%d\n"
-		     "pid_start_ticks=%llu\nboot_id=%s\n", e->bdf, e->orig_driver, e->orig_override,
-		     e->bound_to, (int)e->pid, e->pid_start_ticks, e->boot_id);
-	if (binding_journal_dir(dir, sizeof(dir)) || binding_journal_path(e->bdf, path, sizeof(path)) ||
+		     "pid_start_ticks=%llu\nboot_id=%s\n",
+		     e->bdf, e->orig_driver, e->orig_override, e->bound_to, (int)e->pid,
+		     e->pid_start_ticks, e->boot_id);
+	if (binding_journal_dir(dir, sizeof(dir)) ||
+	    binding_journal_path(e->bdf, path, sizeof(path)) ||
 	    sysfs_path(tmp, sizeof(tmp), dir, "/.%s.tmp-%d", e->bdf, (int)getpid()))
 		return -1;
 	if (mkdir_trusted(run_dir()) || mkdir_trusted(dir))
@@ -228,7 +233,7 @@ int binding_journal_read(const char *bdf, struct binding_journal_entry *e)
 		return -1;
 	if (sysfs_read_text(path, text, sizeof(text))) {
 		if (errno == EFBIG)
-			errno = EINVAL;	/* longer than any entry we write */
+			errno = EINVAL; /* longer than any entry we write */
 		return -1;
 	}
 	memset(e, 0, sizeof(*e));

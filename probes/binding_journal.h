@@ -10,14 +10,14 @@
 #include <sys/types.h>
 #include "common/sysfs_file.h"
 
-#define BINDING_JOURNAL_BOOT_ID_LEN 36	/* /proc/sys/kernel/random/boot_id, a UUID */
+#define BINDING_JOURNAL_BOOT_ID_LEN 36 /* /proc/sys/kernel/random/boot_id, a UUID */
 
 struct binding_journal_entry {
 	char bdf[13];
-	char orig_driver[SYSFS_NAME_MAX + 1];	/* "" when no driver was bound */
-	char orig_override[SYSFS_NAME_MAX + 1];	/* "" when driver_override was not set */
-	char bound_to[SYSFS_NAME_MAX + 1];	/* the driver it is being bound to */
-	pid_t pid;				/* the iommutrace process that bound it */
+	char orig_driver[SYSFS_NAME_MAX + 1]; /* "" when no driver was bound */
+	char orig_override[SYSFS_NAME_MAX + 1]; /* "" when driver_override was not set */
+	char bound_to[SYSFS_NAME_MAX + 1]; /* the driver it is being bound to */
+	pid_t pid; /* the iommutrace process that bound it */
 	/* its start time (/proc/PID/stat field 22, clock ticks after boot): a pid reused by
 	 * another process has another start time */
 	unsigned long long pid_start_ticks;
@@ -26,9 +26,9 @@ struct binding_journal_entry {
 
 /* Whose an entry is, for `restore` and for device_bind, which finds one already there. */
 enum binding_journal_owner {
-	JOURNAL_OWNER_RUNNING,		/* the process that bound the device still runs */
-	JOURNAL_OWNER_GONE,		/* it ended without putting the device back */
-	JOURNAL_OWNER_OTHER_BOOT,	/* written before the last boot: means nothing now */
+	JOURNAL_OWNER_RUNNING, /* the process that bound the device still runs */
+	JOURNAL_OWNER_GONE, /* it ended without putting the device back */
+	JOURNAL_OWNER_OTHER_BOOT, /* written before the last boot: means nothing now */
 };
 
 /**

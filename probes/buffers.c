@@ -16,9 +16,15 @@
 #include "probes/vfio_region.h"
 
 static const char *const kind_names[] = {
-	[BUF_ANON] = "anon", [BUF_THP] = "thp", [BUF_HUGETLB2M] = "hugetlb2m",
-	[BUF_HUGETLB1G] = "hugetlb1g", [BUF_MEMFD] = "memfd", [BUF_BAR] = "bar",
-	[BUF_GPU] = "gpu", [BUF_UDMABUF] = "udmabuf", [BUF_VGEM] = "vgem",
+	[BUF_ANON] = "anon",
+	[BUF_THP] = "thp",
+	[BUF_HUGETLB2M] = "hugetlb2m",
+	[BUF_HUGETLB1G] = "hugetlb1g",
+	[BUF_MEMFD] = "memfd",
+	[BUF_BAR] = "bar",
+	[BUF_GPU] = "gpu",
+	[BUF_UDMABUF] = "udmabuf",
+	[BUF_VGEM] = "vgem",
 	[BUF_DMABUF_BAR] = "dmabuf-bar",
 };
 
@@ -35,10 +41,14 @@ int buffer_is_dmabuf(enum buffer_kind kind)
 uint64_t buffer_granule(const struct buffer_spec *spec)
 {
 	switch (spec->kind) {
-	case BUF_HUGETLB2M: return LEAF_2M;
-	case BUF_HUGETLB1G: return LEAF_1G;
-	case BUF_UDMABUF: return spec->page_size;
-	default: return LEAF_4K;
+	case BUF_HUGETLB2M:
+		return LEAF_2M;
+	case BUF_HUGETLB1G:
+		return LEAF_1G;
+	case BUF_UDMABUF:
+		return spec->page_size;
+	default:
+		return LEAF_4K;
 	}
 }
 
@@ -76,7 +86,8 @@ int buffer_parse(const char *s, struct buffer_spec *out)
 {
 	memset(out, 0, sizeof(*out));
 	for (size_t k = 0; k < sizeof(kind_names) / sizeof(kind_names[0]); k++) {
-		if (k != BUF_BAR && k != BUF_DMABUF_BAR && k != BUF_GPU && !strcmp(s, kind_names[k])) {
+		if (k != BUF_BAR && k != BUF_DMABUF_BAR && k != BUF_GPU &&
+		    !strcmp(s, kind_names[k])) {
 			out->kind = k;
 			out->page_size = LEAF_4K;
 			return 0;
@@ -85,7 +96,8 @@ int buffer_parse(const char *s, struct buffer_spec *out)
 	if (!strncmp(s, "udmabuf:", 8)) {
 		out->kind = BUF_UDMABUF;
 		out->page_size = !strcmp(s + 8, "hugetlb2m") ? LEAF_2M :
-				 !strcmp(s + 8, "hugetlb1g") ? LEAF_1G : 0;
+				 !strcmp(s + 8, "hugetlb1g") ? LEAF_1G :
+							       0;
 		return out->page_size ? 0 : -1;
 	}
 	if (!strncmp(s, "gpu", 3))
@@ -170,16 +182,19 @@ static int create_anon(struct buffer *b)
 		b->map_base = NULL;
 		if (flags & MAP_HUGETLB)
 			log_error("no %s of %#llx bytes: %s (reserve huge pages in /proc/sys/vm/nr_hugepages "
-				  "or /sys/kernel/mm/hugepages)", kind_names[b->spec.kind],
-				  (unsigned long long)b->size, strerror(errno));
+				  "or /sys/kernel/mm/hugepages)",
+				  kind_names[b->spec.kind], (unsigned long long)b->size,
+				  strerror(errno));
 		else
-			log_error("mmap of %#llx bytes: %s", (unsigned long long)b->size, strerror(errno));
+			log_error("mmap of %#llx bytes: %s", (unsigned long long)b->size,
+				  strerror(errno));
 		return -1;
 	}
 	start = ((uintptr_t)b->map_base + extra - 1) & ~(uintptr_t)(extra ? extra - 1 : 0);
 	b->vaddr = (void *)(extra ? start : (uintptr_t)b->map_base);
 	if (b->spec.kind == BUF_ANON || b->spec.kind == BUF_THP)
-		madvise(b->vaddr, b->size, b->spec.kind == BUF_THP ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+		madvise(b->vaddr, b->size,
+			b->spec.kind == BUF_THP ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
 	b->align = b->spec.kind == BUF_THP ? LEAF_2M : buffer_granule(&b->spec);
 	return 0;
 }
@@ -203,8 +218,8 @@ static int create_memfd(struct buffer *b)
 	return 0;
 }
 
-int buffer_create(struct buffer *b, const struct buffer_spec *spec, uint64_t size,
-		  uint64_t offset, int bar_device_fd)
+int buffer_create(struct buffer *b, const struct buffer_spec *spec, uint64_t size, uint64_t offset,
+		  int bar_device_fd)
 {
 	int rc;
 
@@ -221,7 +236,7 @@ int buffer_create(struct buffer *b, const struct buffer_spec *spec, uint64_t siz
 		return create_bar(b);
 	rc = spec->kind == BUF_MEMFD ? create_memfd(b) : create_anon(b);
 	if (!rc)
-		memset(b->vaddr, 0, size);	/* back it now, so the mapping pins what it will be */
+		memset(b->vaddr, 0, size); /* back it now, so the mapping pins what it will be */
 	return rc;
 }
 

@@ -9,39 +9,47 @@
 #include <stdint.h>
 
 enum buffer_kind {
-	BUF_ANON, BUF_THP, BUF_HUGETLB2M, BUF_HUGETLB1G, BUF_MEMFD, BUF_BAR,
+	BUF_ANON,
+	BUF_THP,
+	BUF_HUGETLB2M,
+	BUF_HUGETLB1G,
+	BUF_MEMFD,
+	BUF_BAR,
 	/* dma-bufs, for --import-as */
-	BUF_GPU,		/* CUDA device memory (cuMemAlloc, or cuMemCreate + cuMemMap: vmm) */
-	BUF_UDMABUF,		/* a memfd's pages, 4 KiB or hugetlb (page_size) */
-	BUF_VGEM,		/* a vgem GEM object (shmem pages) */
-	BUF_DMABUF_BAR,		/* a BAR window exported by vfio-pci (VFIO_DEVICE_FEATURE_DMA_BUF) */
+	BUF_GPU, /* CUDA device memory (cuMemAlloc, or cuMemCreate + cuMemMap: vmm) */
+	BUF_UDMABUF, /* a memfd's pages, 4 KiB or hugetlb (page_size) */
+	BUF_VGEM, /* a vgem GEM object (shmem pages) */
+	BUF_DMABUF_BAR, /* a BAR window exported by vfio-pci (VFIO_DEVICE_FEATURE_DMA_BUF) */
 };
 
 struct buffer_spec {
 	enum buffer_kind kind;
-	char bar_bdf[13];	/* BUF_BAR, BUF_DMABUF_BAR: the device whose BAR it is */
-	unsigned bar_index;	/* BUF_BAR, BUF_DMABUF_BAR: 0 to 5 */
-	int gpu_ordinal;	/* BUF_GPU: CUDA device index */
-	int gpu_vmm;		/* BUF_GPU: allocate with cuMemCreate + cuMemMap */
-	uint64_t page_size;	/* BUF_UDMABUF: the memfd's pages: 4 KiB, 2 MiB or 1 GiB (hugetlb) */
+	char bar_bdf[13]; /* BUF_BAR, BUF_DMABUF_BAR: the device whose BAR it is */
+	unsigned bar_index; /* BUF_BAR, BUF_DMABUF_BAR: 0 to 5 */
+	int gpu_ordinal; /* BUF_GPU: CUDA device index */
+	int gpu_vmm; /* BUF_GPU: allocate with cuMemCreate + cuMemMap */
+	uint64_t page_size; /* BUF_UDMABUF: the memfd's pages: 4 KiB, 2 MiB or 1 GiB (hugetlb) */
 };
 
 struct buffer {
 	struct buffer_spec spec;
 	void *vaddr;
 	uint64_t size;
-	uint64_t align;		/* largest page size (4K, 2M, 1G) the backing's alignment allows */
-	uint64_t bar_start;	/* BUF_BAR: CPU physical address of the BAR */
-	uint64_t bar_offset;	/* BUF_BAR: the window's offset into it */
-	void *map_base;		/* what to munmap */
+	uint64_t align; /* largest page size (4K, 2M, 1G) the backing's alignment allows */
+	uint64_t bar_start; /* BUF_BAR: CPU physical address of the BAR */
+	uint64_t bar_offset; /* BUF_BAR: the window's offset into it */
+	void *map_base; /* what to munmap */
 	uint64_t map_len;
-	int fd;			/* memfd or VFIO device fd; -1 */
+	int fd; /* memfd or VFIO device fd; -1 */
 	/* BUF_BAR: where buffer_create reads the BAR's address (as for sysfs_path: NULL, the live
 	 * system); set by the caller before it */
 	const char *sysfs_root;
 };
 
-#define BUFFER_INIT { .fd = -1 }
+#define BUFFER_INIT \
+	{ \
+		.fd = -1 \
+	}
 
 /**
  * buffer_parse() - Parse a buffer: "anon", "thp", "hugetlb2m", "hugetlb1g", "memfd",
@@ -76,8 +84,8 @@ int buffer_bar_start(const char *root, const char *bdf, unsigned index, uint64_t
  * @bar_device_fd: a VFIO device fd of the BAR's device (BUF_BAR only, else -1), which the buffer
  *                 then owns
  */
-int buffer_create(struct buffer *b, const struct buffer_spec *spec, uint64_t size,
-		  uint64_t offset, int bar_device_fd);
+int buffer_create(struct buffer *b, const struct buffer_spec *spec, uint64_t size, uint64_t offset,
+		  int bar_device_fd);
 void buffer_destroy(struct buffer *b);
 /**
  * buffer_view() - A part of @b (@size bytes at @offset) that owns nothing: destroying it does

@@ -15,11 +15,11 @@
 #define CUDA_LIBRARY "libcuda.so.1"
 #define PAGE 4096ull
 
-typedef int cu_result;				/* CUresult: 0 is CUDA_SUCCESS */
-typedef int cu_device;				/* CUdevice */
-typedef struct cu_context_st *cu_context;	/* CUcontext, opaque */
-typedef unsigned long long cu_deviceptr;	/* CUdeviceptr */
-typedef unsigned long long cu_mem_handle;	/* CUmemGenericAllocationHandle */
+typedef int cu_result; /* CUresult: 0 is CUDA_SUCCESS */
+typedef int cu_device; /* CUdevice */
+typedef struct cu_context_st *cu_context; /* CUcontext, opaque */
+typedef unsigned long long cu_deviceptr; /* CUdeviceptr */
+typedef unsigned long long cu_mem_handle; /* CUmemGenericAllocationHandle */
 
 enum {
 	CUDA_ERROR_INVALID_VALUE = 1,
@@ -35,14 +35,14 @@ enum {
 	CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE = 1,
 };
 
-struct cu_mem_location {			/* CUmemLocation */
-	int type;				/* CUmemLocationType */
-	int id;					/* the device ordinal */
+struct cu_mem_location { /* CUmemLocation */
+	int type; /* CUmemLocationType */
+	int id; /* the device ordinal */
 };
 
-struct cu_mem_allocation_prop {			/* CUmemAllocationProp */
-	int type;				/* CUmemAllocationType */
-	int requested_handle_types;		/* CUmemAllocationHandleType: none */
+struct cu_mem_allocation_prop { /* CUmemAllocationProp */
+	int type; /* CUmemAllocationType */
+	int requested_handle_types; /* CUmemAllocationHandleType: none */
 	struct cu_mem_location location;
 	void *win32_handle_meta_data;
 	struct {
@@ -53,9 +53,9 @@ struct cu_mem_allocation_prop {			/* CUmemAllocationProp */
 	} alloc_flags;
 };
 
-struct cu_mem_access_desc {			/* CUmemAccessDesc */
+struct cu_mem_access_desc { /* CUmemAccessDesc */
 	struct cu_mem_location location;
-	int flags;				/* CUmemAccess_flags */
+	int flags; /* CUmemAccess_flags */
 };
 
 static_assert(sizeof(struct cu_mem_allocation_prop) == 32, "CUmemAllocationProp ABI");
@@ -64,10 +64,10 @@ static_assert(sizeof(struct cu_mem_access_desc) == 12, "CUmemAccessDesc ABI");
 struct cuda {
 	void *lib;
 	cu_device dev;
-	cu_context ctx;			/* the device's primary context, retained */
-	cu_mem_handle mem;		/* vmm: the physical allocation */
-	bool mem_created, mapped;	/* vmm: mem exists; mem is mapped at the export's dptr */
-	char why[160];			/* the last error, in CUDA's words */
+	cu_context ctx; /* the device's primary context, retained */
+	cu_mem_handle mem; /* vmm: the physical allocation */
+	bool mem_created, mapped; /* vmm: mem exists; mem is mapped at the export's dptr */
+	char why[160]; /* the last error, in CUDA's words */
 	cu_result (*get_error_name)(cu_result, const char **);
 	cu_result (*get_error_string)(cu_result, const char **);
 	cu_result (*init)(unsigned int);
@@ -102,7 +102,10 @@ static const struct {
 	const char *symbol;
 	size_t offset;
 } entry_points[] = {
-#define ENTRY(field, symbol) { symbol, offsetof(struct cuda, field) }
+#define ENTRY(field, symbol) \
+	{ \
+		symbol, offsetof(struct cuda, field) \
+	}
 	ENTRY(get_error_name, "cuGetErrorName"),
 	ENTRY(get_error_string, "cuGetErrorString"),
 	ENTRY(init, "cuInit"),
@@ -151,7 +154,8 @@ static int load(struct cuda *cu)
 	cu->lib = dlopen(CUDA_LIBRARY, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
 	if (!cu->lib) {
 		log_error("gpu buffers need the NVIDIA driver's %s, which did not load (%s): "
-			  "install the NVIDIA driver", CUDA_LIBRARY, dlerror());
+			  "install the NVIDIA driver",
+			  CUDA_LIBRARY, dlerror());
 		return -1;
 	}
 	for (size_t i = 0; i < sizeof(entry_points) / sizeof(entry_points[0]); i++) {
@@ -159,7 +163,8 @@ static int load(struct cuda *cu)
 
 		if (!fn) {
 			log_error("%s has no %s: the NVIDIA driver is too old for dma-buf export; "
-				  "update it", CUDA_LIBRARY, entry_points[i].symbol);
+				  "update it",
+				  CUDA_LIBRARY, entry_points[i].symbol);
 			return -1;
 		}
 		*(void **)((char *)cu + entry_points[i].offset) = fn;
@@ -186,7 +191,8 @@ static int read_bdf(struct cuda *cu, struct cuda_export *c)
 			return 0;
 	}
 	log_error("CUDA device %d is at PCI address \"%s\", which iommutrace cannot name (a "
-		  "domain above ffff?)", c->ordinal, bus_id);
+		  "domain above ffff?)",
+		  c->ordinal, bus_id);
 	return -1;
 }
 
@@ -199,7 +205,8 @@ static int open_device(struct cuda *cu, struct cuda_export *c)
 	rc = cu->init(0);
 	if (rc) {
 		log_error("cuInit: %s: gpu buffers need an NVIDIA GPU with NVIDIA's kernel driver "
-			  "loaded (nvidia-smi should list it)", why(cu, rc));
+			  "loaded (nvidia-smi should list it)",
+			  why(cu, rc));
 		return -1;
 	}
 	rc = cu->device_get_count(&count);
@@ -231,8 +238,8 @@ static int open_device(struct cuda *cu, struct cuda_export *c)
 		/* the kernel's dma-buf calls are GPL-only: the proprietary module cannot export */
 		log_error("CUDA device %d (%s, %s) does not export dma-bufs: that needs NVIDIA's "
 			  "open kernel module (/proc/driver/nvidia/version then names the \"Open "
-			  "Kernel Module\") and a kernel with dma-buf support", c->ordinal, c->name,
-			  c->bdf);
+			  "Kernel Module\") and a kernel with dma-buf support",
+			  c->ordinal, c->name, c->bdf);
 		return -1;
 	}
 	return 0;
@@ -247,7 +254,8 @@ static int alloc_failed(struct cuda *cu, const struct cuda_export *c, const char
 	log_error("%s of %s on CUDA device %d (%s): %s%s", call, human_size(c->alloc_size, size),
 		  c->ordinal, c->name, why(cu, rc),
 		  rc == CUDA_ERROR_OUT_OF_MEMORY ? ": not enough free device memory; ask for less, "
-		  "or stop what holds it (nvidia-smi lists it)" : "");
+						   "or stop what holds it (nvidia-smi lists it)" :
+						   "");
 	return -1;
 }
 
@@ -321,7 +329,8 @@ static int export(struct cuda *cu, struct cuda_export *c)
 	c->pcie_mapping = !rc;
 	if (rc == CUDA_ERROR_INVALID_VALUE || rc == CUDA_ERROR_NOT_SUPPORTED) {
 		log_debug("CUDA device %d refused CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE "
-			  "(%s): exporting without it", c->ordinal, why(cu, rc));
+			  "(%s): exporting without it",
+			  c->ordinal, why(cu, rc));
 		rc = cu->mem_get_handle_for_address_range(&fd, c->dptr, c->size,
 							  CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0);
 	}
@@ -339,7 +348,10 @@ int cuda_export_create(struct cuda_export *c, int ordinal, bool vmm, uint64_t si
 	struct cuda *cu;
 	cu_result rc;
 
-	*c = (struct cuda_export){ .fd = -1, .size = size, .alloc_size = size, .vmm = vmm,
+	*c = (struct cuda_export){ .fd = -1,
+				   .size = size,
+				   .alloc_size = size,
+				   .vmm = vmm,
 				   .ordinal = ordinal };
 	if (!size || size % PAGE) {
 		log_error("a gpu buffer's size must be a nonzero multiple of 4 KiB, not %llu bytes",

@@ -13,20 +13,23 @@
 #include <stdint.h>
 
 struct cuda_export {
-	int fd;			/* the dma-buf, or -1 */
-	uint64_t size;		/* bytes exported (the size asked for), from dptr on */
-	uint64_t alloc_size;	/* bytes allocated: size rounded up to the granularity (vmm) */
-	uint64_t granularity;	/* vmm: cuMemGetAllocationGranularity (minimum); else 0 */
-	uint64_t dptr;		/* CUdeviceptr of the allocation */
-	bool vmm;		/* cuMemCreate + cuMemMap rather than cuMemAlloc */
-	bool pcie_mapping;	/* the export took CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE */
-	int ordinal;		/* CUDA device index */
-	char bdf[13];		/* the GPU's PCI address, lower case, "0000:65:00.0" */
-	char name[96];		/* cuDeviceGetName */
-	void *priv;		/* library, context and allocation handles */
+	int fd; /* the dma-buf, or -1 */
+	uint64_t size; /* bytes exported (the size asked for), from dptr on */
+	uint64_t alloc_size; /* bytes allocated: size rounded up to the granularity (vmm) */
+	uint64_t granularity; /* vmm: cuMemGetAllocationGranularity (minimum); else 0 */
+	uint64_t dptr; /* CUdeviceptr of the allocation */
+	bool vmm; /* cuMemCreate + cuMemMap rather than cuMemAlloc */
+	bool pcie_mapping; /* the export took CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE */
+	int ordinal; /* CUDA device index */
+	char bdf[13]; /* the GPU's PCI address, lower case, "0000:65:00.0" */
+	char name[96]; /* cuDeviceGetName */
+	void *priv; /* library, context and allocation handles */
 };
 
-#define CUDA_EXPORT_INIT { .fd = -1 }
+#define CUDA_EXPORT_INIT \
+	{ \
+		.fd = -1 \
+	}
 
 /**
  * cuda_export_create() - Allocate @size bytes on CUDA device @ordinal and export them as a

@@ -124,7 +124,7 @@ static void on_use(const char *use, void *ctx)
 	if (!u->force)
 		return;
 	snprintf(line, sizeof(line), "%s: --force: %s takes it although %s", u->bdf, u->who, use);
-	text_for_terminal(line);	/* a mount point may hold a line break or an escape */
+	text_for_terminal(line); /* a mount point may hold a line break or an escape */
 	log_warn("%s", line);
 	log_to_kmsg(line);
 }
@@ -147,7 +147,8 @@ static bool device_in_use(const struct device_binding *b, bool force)
 		return false;
 	if (u.count > 1)
 		log_error("%s: %s, and %d more uses of its block devices; use --force to take it "
-			  "anyway", b->bdf, u.first, u.count - 1);
+			  "anyway",
+			  b->bdf, u.first, u.count - 1);
 	else
 		log_error("%s: %s; use --force to take it anyway", b->bdf, u.first);
 	return true;
@@ -158,7 +159,9 @@ static int unbind(const struct device_binding *b, char *why, size_t whylen)
 	char path[PATH_MAX];
 
 	return device_path(b, "/driver/unbind", path, why, whylen) ||
-	       write_sysfs(path, b->bdf, why, whylen) ? -1 : 0;
+			       write_sysfs(path, b->bdf, why, whylen) ?
+		       -1 :
+		       0;
 }
 
 /* An entry already there: a device that another iommutrace holds, or one that an iommutrace took
@@ -176,8 +179,8 @@ static int check_journal(const char *bdf)
 			return -1;
 		case JOURNAL_OWNER_GONE:
 			log_error("%s was bound to %s by an iommutrace (pid %d) that ended without "
-				  "putting it back: run 'iommutrace restore' first", bdf, e.bound_to,
-				  (int)e.pid);
+				  "putting it back: run 'iommutrace restore' first",
+				  bdf, e.bound_to, (int)e.pid);
 			return -1;
 		case JOURNAL_OWNER_OTHER_BOOT:
 			/* the binding it remembers ended with that boot; a new entry replaces it */
@@ -189,8 +192,8 @@ static int check_journal(const char *bdf)
 		return 0;
 	binding_journal_path(bdf, path, sizeof(path));
 	log_error("%s: its binding journal entry %s is %s: check the device's driver and "
-		  "driver_override, then remove the entry", bdf, path,
-		  errno == EINVAL ? "malformed" : strerror(errno));
+		  "driver_override, then remove the entry",
+		  bdf, path, errno == EINVAL ? "malformed" : strerror(errno));
 	return -1;
 }
 
@@ -240,7 +243,8 @@ int device_bind(struct device_binding *b, const char *root, const char *bdf,
 		return -1;
 	if (!strcmp(driver_name, VFIO_PCI) && lstat(path, &st)) {
 		log_error("%s has no IOMMU group: the IOMMU is off or absent (boot with intel_iommu=on "
-			  "or amd_iommu=on), so VFIO cannot map for it", bdf);
+			  "or amd_iommu=on), so VFIO cannot map for it",
+			  bdf);
 		return -1;
 	}
 	if (sysfs_path(path, sizeof(path), root, "/sys/bus/pci/drivers/%s", driver_name) ||

@@ -18,9 +18,9 @@ struct device_binding {
 	/* where its sysfs is: NULL for the live system, a fixture tree's root in tests; a string
 	 * that outlives the binding */
 	const char *sysfs_root;
-	bool bound;				/* we changed its binding: restore it */
-	char orig_driver[SYSFS_NAME_MAX + 1];	/* "" when no driver was bound */
-	char orig_override[SYSFS_NAME_MAX + 1];	/* "" when driver_override was not set */
+	bool bound; /* we changed its binding: restore it */
+	char orig_driver[SYSFS_NAME_MAX + 1]; /* "" when no driver was bound */
+	char orig_override[SYSFS_NAME_MAX + 1]; /* "" when driver_override was not set */
 };
 
 /**
@@ -47,10 +47,10 @@ int device_restore(struct device_binding *b);
 
 /* What device_put_back found, and did unless asked for a dry run. */
 enum device_put_back {
-	DEVICE_PUT_BACK_FAILED = -1,	/* why in @why; the journal entry stays */
-	DEVICE_PUT_BACK_DONE,		/* back on its original driver and driver_override */
-	DEVICE_PUT_BACK_ALREADY,	/* it was: nothing written */
-	DEVICE_PUT_BACK_GONE,		/* no longer in the system: nothing to put back */
+	DEVICE_PUT_BACK_FAILED = -1, /* why in @why; the journal entry stays */
+	DEVICE_PUT_BACK_DONE, /* back on its original driver and driver_override */
+	DEVICE_PUT_BACK_ALREADY, /* it was: nothing written */
+	DEVICE_PUT_BACK_GONE, /* no longer in the system: nothing to put back */
 };
 
 /**

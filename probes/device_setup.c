@@ -8,7 +8,8 @@
 
 int device_setup_open(struct device_setup *s, const struct device_setup_opts *o)
 {
-	bool other_bar = !o->borrow && o->buffer.kind == BUF_BAR && strcmp(o->buffer.bar_bdf, o->bdf);
+	bool other_bar =
+		!o->borrow && o->buffer.kind == BUF_BAR && strcmp(o->buffer.bar_bdf, o->bdf);
 	int bar_fd = -1;
 
 	if (device_bind_vfio(&s->dev, o->sysfs_root, o->bdf, o->force) ||

@@ -16,21 +16,24 @@ struct device_setup {
 	struct device_binding dev, bar_dev;
 	struct mapper mapper;
 	struct buffer buffer;
-	bool removal_requested;		/* the kernel asked for the device back: it is going away */
+	bool removal_requested; /* the kernel asked for the device back: it is going away */
 };
 
-#define DEVICE_SETUP_INIT { .mapper = MAPPER_INIT, .buffer = BUFFER_INIT }
+#define DEVICE_SETUP_INIT \
+	{ \
+		.mapper = MAPPER_INIT, .buffer = BUFFER_INIT \
+	}
 
 struct device_setup_opts {
 	const char *bdf;
 	enum mapper_kind mapper;
 	struct buffer_spec buffer;
-	uint64_t size, offset;		/* of the buffer; offset: into the BAR */
-	const struct buffer *borrow;	/* a view of another setup's buffer to use instead of
+	uint64_t size, offset; /* of the buffer; offset: into the BAR */
+	const struct buffer *borrow; /* a view of another setup's buffer to use instead of
 					 * making one (its BAR's device is then not bound here) */
-	bool force;			/* take a device whose block devices are in use */
-	volatile sig_atomic_t *stop;	/* set by a signal handler: stop before the next step */
-	const char *sysfs_root;		/* where the devices are found and rebound (as for
+	bool force; /* take a device whose block devices are in use */
+	volatile sig_atomic_t *stop; /* set by a signal handler: stop before the next step */
+	const char *sysfs_root; /* where the devices are found and rebound (as for
 					 * sysfs_path): NULL, the live system */
 };
 

@@ -186,8 +186,8 @@ static bool path_of_head(const char *disk, const char *needle)
 	if (!d)
 		return false;
 	while (!found && (e = readdir(d))) {
-		if (e->d_name[0] == '.' ||
-		    snprintf(path, sizeof(path), "%s/multipath/%s", disk, e->d_name) >= (int)sizeof(path))
+		if (e->d_name[0] == '.' || snprintf(path, sizeof(path), "%s/multipath/%s", disk,
+						    e->d_name) >= (int)sizeof(path))
 			continue;
 		found = realpath(path, real) && strstr(real, needle);
 	}
@@ -195,8 +195,8 @@ static bool path_of_head(const char *disk, const char *needle)
 	return found;
 }
 
-int device_uses_find(const char *bdf, const char *sys_root, const char *proc_root,
-		     device_use_fn fn, void *ctx)
+int device_uses_find(const char *bdf, const char *sys_root, const char *proc_root, device_use_fn fn,
+		     void *ctx)
 {
 	struct walk w = { .sys_root = sys_root, .proc_root = proc_root, .fn = fn, .ctx = ctx };
 	char needle[32], path[PATH_MAX], real[PATH_MAX];

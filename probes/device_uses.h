@@ -20,8 +20,8 @@ typedef void (*device_use_fn)(const char *use, void *ctx);
  *
  * Return: how many were found.
  */
-int device_uses_find(const char *bdf, const char *sys_root, const char *proc_root,
-		     device_use_fn fn, void *ctx);
+int device_uses_find(const char *bdf, const char *sys_root, const char *proc_root, device_use_fn fn,
+		     void *ctx);
 
 /**
  * device_uses_who() - Who is running this, for the warning --force prints: "user NAME (uid N)",

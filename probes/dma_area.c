@@ -12,8 +12,9 @@ static enum buffer_kind backing_kind(uint64_t size)
 {
 	long free_pages;
 
-	if (sysfs_read_long("/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages", 0,
-			    LONG_MAX, &free_pages) == 0 && (uint64_t)free_pages >= size / LEAF_2M)
+	if (sysfs_read_long("/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages", 0, LONG_MAX,
+			    &free_pages) == 0 &&
+	    (uint64_t)free_pages >= size / LEAF_2M)
 		return BUF_HUGETLB2M;
 	return BUF_ANON;
 }
@@ -25,12 +26,12 @@ static int create_physical(struct dma_area *a, uint64_t size)
 	struct backing back;
 
 	if (size != LEAF_2M || backing_kind(size) != BUF_HUGETLB2M) {
-		log_error("without an IOMMU the driver needs a free 2 MiB huge page for its queues: "
-			  "reserve one in /proc/sys/vm/nr_hugepages");
+		log_error(
+			"without an IOMMU the driver needs a free 2 MiB huge page for its queues: "
+			"reserve one in /proc/sys/vm/nr_hugepages");
 		return -1;
 	}
-	if (buffer_create(&a->buf, &spec, size, 0, -1) ||
-	    backing_read(a->buf.vaddr, size, &back))
+	if (buffer_create(&a->buf, &spec, size, 0, -1) || backing_read(a->buf.vaddr, size, &back))
 		return -1;
 	a->iova = back.runs[0].paddr;
 	backing_free(&back);
@@ -56,8 +57,8 @@ int dma_area_create(struct dma_area *a, struct mapper *m, uint64_t size, uint64_
 		return -1;
 	}
 	a->mapped = true;
-	log_debug("driver DMA area: %#llx bytes of %s at IOVA %#llx",
-		  (unsigned long long)size, buffer_kind_name(spec.kind), (unsigned long long)iova);
+	log_debug("driver DMA area: %#llx bytes of %s at IOVA %#llx", (unsigned long long)size,
+		  buffer_kind_name(spec.kind), (unsigned long long)iova);
 	return 0;
 }
 

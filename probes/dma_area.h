@@ -19,7 +19,10 @@ struct dma_area {
 	bool mapped;
 };
 
-#define DMA_AREA_INIT { .buf = BUFFER_INIT }
+#define DMA_AREA_INIT \
+	{ \
+		.buf = BUFFER_INIT \
+	}
 
 /**
  * dma_area_create() - Make the area: @size bytes mapped through @m at @iova.

@@ -23,7 +23,8 @@
 static int create_udmabuf(struct dmabuf_export *e)
 {
 	unsigned hugeflags = e->spec.page_size == LEAF_2M ? MFD_HUGETLB | MFD_HUGE_2MB :
-			     e->spec.page_size == LEAF_1G ? MFD_HUGETLB | MFD_HUGE_1GB : 0;
+			     e->spec.page_size == LEAF_1G ? MFD_HUGETLB | MFD_HUGE_1GB :
+							    0;
 	struct udmabuf_create c = { .flags = UDMABUF_FLAGS_CLOEXEC, .size = e->size };
 	int dev = open(UDMABUF_DEVICE, O_RDWR | O_CLOEXEC);
 
@@ -58,9 +59,11 @@ static int create_udmabuf(struct dmabuf_export *e)
 	e->fd = ioctl(dev, UDMABUF_CREATE, &c);
 	if (e->fd < 0) {
 		log_error("UDMABUF_CREATE of %#llx bytes: %s%s", (unsigned long long)e->size,
-			  strerror(errno), errno == EINVAL && hugeflags ?
-			  " (this kernel's udmabuf may not take hugetlb memfds)" : errno == EINVAL ?
-			  " (above the udmabuf module's size_limit_mb?)" : "");
+			  strerror(errno),
+			  errno == EINVAL && hugeflags ?
+				  " (this kernel's udmabuf may not take hugetlb memfds)" :
+			  errno == EINVAL ? " (above the udmabuf module's size_limit_mb?)" :
+					    "");
 		goto fail;
 	}
 	close(dev);
@@ -97,7 +100,8 @@ static int open_vgem(void)
  * one), exported with PRIME. */
 static int create_vgem(struct dmabuf_export *e)
 {
-	struct it_drm_mode_create_dumb dumb = { .width = 1024, .bpp = 32,
+	struct it_drm_mode_create_dumb dumb = { .width = 1024,
+						.bpp = 32,
 						.height = (__u32)(e->size / 4096) };
 	struct it_drm_prime_handle prime = { .flags = O_CLOEXEC | O_RDWR };
 
@@ -116,8 +120,8 @@ static int create_vgem(struct dmabuf_export *e)
 	}
 	e->gem_handle = dumb.handle;
 	if (dumb.size != e->size) {
-		log_error("vgem made %#llx bytes where %#llx were asked", (unsigned long long)dumb.size,
-			  (unsigned long long)e->size);
+		log_error("vgem made %#llx bytes where %#llx were asked",
+			  (unsigned long long)dumb.size, (unsigned long long)e->size);
 		return -1;
 	}
 	prime.handle = dumb.handle;
@@ -181,7 +185,7 @@ int dmabuf_export_close(struct dmabuf_export *e)
 	int ret = 0;
 
 	if (e->spec.kind == BUF_GPU)
-		cuda_export_destroy(&e->cuda);	/* closes the dma-buf too */
+		cuda_export_destroy(&e->cuda); /* closes the dma-buf too */
 	else if (e->fd >= 0)
 		close(e->fd);
 	e->fd = -1;

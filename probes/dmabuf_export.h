@@ -15,25 +15,27 @@
 #include "probes/mapper.h"
 
 struct dmabuf_export {
-	int fd;			/* the dma-buf; -1 */
+	int fd; /* the dma-buf; -1 */
 	struct buffer_spec spec;
 	uint64_t size;
-	void *vaddr;		/* udmabuf: the memfd's pages mapped here (their physical runs can
+	void *vaddr; /* udmabuf: the memfd's pages mapped here (their physical runs can
 				 * be read); else NULL */
-	uint64_t bar_start;	/* dmabuf-bar: the BAR's CPU physical address */
-	uint64_t bar_offset;	/* dmabuf-bar: the window's offset into it */
-	char gpu_bdf[13];	/* gpu: the GPU's PCI address */
+	uint64_t bar_start; /* dmabuf-bar: the BAR's CPU physical address */
+	uint64_t bar_offset; /* dmabuf-bar: the window's offset into it */
+	char gpu_bdf[13]; /* gpu: the GPU's PCI address */
 	/* what keeps it alive */
-	int memfd, drm_fd, device_fd;	/* device_fd: the BAR's VFIO device */
-	uint32_t gem_handle;	/* vgem; 0: none */
+	int memfd, drm_fd, device_fd; /* device_fd: the BAR's VFIO device */
+	uint32_t gem_handle; /* vgem; 0: none */
 	struct device_binding bar_dev;
 	struct mapper mapper;
 	struct cuda_export cuda;
 };
 
-#define DMABUF_EXPORT_INIT { .fd = -1, .memfd = -1, .drm_fd = -1, .device_fd = -1, \
-			     .mapper = MAPPER_INIT, \
-			     .cuda = CUDA_EXPORT_INIT }
+#define DMABUF_EXPORT_INIT \
+	{ \
+		.fd = -1, .memfd = -1, .drm_fd = -1, .device_fd = -1, .mapper = MAPPER_INIT, \
+		.cuda = CUDA_EXPORT_INIT \
+	}
 
 /**
  * dmabuf_export_create() - Make a dma-buf of @size bytes of the spec's kind (a dma-buf kind).

@@ -25,14 +25,14 @@ struct it_drm_gem_close {
 
 struct it_drm_prime_handle {
 	__u32 handle;
-	__u32 flags;	/* O_CLOEXEC, O_RDWR */
+	__u32 flags; /* O_CLOEXEC, O_RDWR */
 	__s32 fd;
 };
 
 struct it_drm_mode_create_dumb {
 	__u32 height, width, bpp, flags;
-	__u32 handle, pitch;	/* out */
-	__u64 size;		/* out */
+	__u32 handle, pitch; /* out */
+	__u64 size; /* out */
 };
 
 #define IT_DRM_IOCTL_VERSION _IOWR('d', 0x00, struct it_drm_version)

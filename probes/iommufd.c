@@ -67,8 +67,8 @@ static int cdev_path(const struct iommufd_mapper *m, const char *bdf, char *out,
 	d = opendir(dir);
 	if (!d) {
 		log_error("%s has no VFIO device cdev (%s: %s): this kernel's vfio lacks "
-			  "CONFIG_VFIO_DEVICE_CDEV (Linux 6.6+); use --mapper type1", bdf, dir,
-			  strerror(errno));
+			  "CONFIG_VFIO_DEVICE_CDEV (Linux 6.6+); use --mapper type1",
+			  bdf, dir, strerror(errno));
 		return -1;
 	}
 	while ((e = readdir(d))) {
@@ -116,7 +116,8 @@ int iommufd_add_device(struct iommufd_mapper *m, const char *bdf)
 	}
 	if (ioctl(fd, IT_VFIO_DEVICE_BIND_IOMMUFD, &bind)) {
 		log_error("VFIO_DEVICE_BIND_IOMMUFD of %s: %s%s", bdf, strerror(errno),
-			  errno == EBUSY ? " (bind every device of its IOMMU group to vfio-pci)" : "");
+			  errno == EBUSY ? " (bind every device of its IOMMU group to vfio-pci)" :
+					   "");
 		close(fd);
 		return -1;
 	}
@@ -145,14 +146,17 @@ int iommufd_device_fd(struct iommufd_mapper *m, const char *bdf)
 	return fd;
 }
 
-static const unsigned map_flags = IT_IOMMU_IOAS_MAP_FIXED_IOVA | IT_IOMMU_IOAS_MAP_READABLE |
-				  IT_IOMMU_IOAS_MAP_WRITEABLE;
+static const unsigned map_flags =
+	IT_IOMMU_IOAS_MAP_FIXED_IOVA | IT_IOMMU_IOAS_MAP_READABLE | IT_IOMMU_IOAS_MAP_WRITEABLE;
 
 int iommufd_map(struct iommufd_mapper *m, void *vaddr, uint64_t iova, uint64_t size)
 {
-	struct it_iommu_ioas_map map = { .size = sizeof(map), .flags = map_flags,
-					 .ioas_id = m->ioas_id, .user_va = (uintptr_t)vaddr,
-					 .length = size, .iova = iova };
+	struct it_iommu_ioas_map map = { .size = sizeof(map),
+					 .flags = map_flags,
+					 .ioas_id = m->ioas_id,
+					 .user_va = (uintptr_t)vaddr,
+					 .length = size,
+					 .iova = iova };
 
 	if (ioctl(m->iommufd, IT_IOMMU_IOAS_MAP, &map)) {
 		log_error("IOMMU_IOAS_MAP of %#llx bytes at IOVA %#llx: %s",
@@ -163,17 +167,22 @@ int iommufd_map(struct iommufd_mapper *m, void *vaddr, uint64_t iova, uint64_t s
 }
 
 /* what names the file in messages; einval_means says what EINVAL tells, or NULL. */
-static int map_file(struct iommufd_mapper *m, int fd, uint64_t offset, uint64_t iova,
-		    uint64_t size, const char *what, const char *einval_means)
+static int map_file(struct iommufd_mapper *m, int fd, uint64_t offset, uint64_t iova, uint64_t size,
+		    const char *what, const char *einval_means)
 {
-	struct it_iommu_ioas_map_file map = { .size = sizeof(map), .flags = map_flags,
-					      .ioas_id = m->ioas_id, .fd = fd, .start = offset,
-					      .length = size, .iova = iova };
+	struct it_iommu_ioas_map_file map = { .size = sizeof(map),
+					      .flags = map_flags,
+					      .ioas_id = m->ioas_id,
+					      .fd = fd,
+					      .start = offset,
+					      .length = size,
+					      .iova = iova };
 
 	if (ioctl(m->iommufd, IT_IOMMU_IOAS_MAP_FILE, &map)) {
 		if (errno == ENOTTY)
 			log_error("IOMMU_IOAS_MAP_FILE: this kernel's iommufd has no file mappings "
-				  "(Linux 6.13+); map the %s with --mapper type1", what);
+				  "(Linux 6.13+); map the %s with --mapper type1",
+				  what);
 		else
 			log_error("IOMMU_IOAS_MAP_FILE of the %s, %#llx bytes at IOVA %#llx: %s%s%s",
 				  what, (unsigned long long)size, (unsigned long long)iova,
@@ -205,8 +214,10 @@ int iommufd_map_bar(struct iommufd_mapper *m, int device_fd, unsigned region, ui
 
 int iommufd_unmap(struct iommufd_mapper *m, uint64_t iova, uint64_t size)
 {
-	struct it_iommu_ioas_unmap unmap = { .size = sizeof(unmap), .ioas_id = m->ioas_id,
-					     .iova = iova, .length = size };
+	struct it_iommu_ioas_unmap unmap = { .size = sizeof(unmap),
+					     .ioas_id = m->ioas_id,
+					     .iova = iova,
+					     .length = size };
 
 	if (ioctl(m->iommufd, IT_IOMMU_IOAS_UNMAP, &unmap)) {
 		log_error("IOMMU_IOAS_UNMAP of %#llx bytes at IOVA %#llx: %s",

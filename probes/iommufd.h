@@ -17,12 +17,15 @@ struct iommufd_mapper {
 	int device_fds[IOMMUFD_MAX_DEVICES];
 	char device_bdfs[IOMMUFD_MAX_DEVICES][13];
 	int ndevices;
-	int bar_dmabuf;		/* the BAR window's dma-buf, exported at its first map; -1 */
-	const char *sysfs_root;	/* where the devices' cdevs are looked up: NULL, the live system */
+	int bar_dmabuf; /* the BAR window's dma-buf, exported at its first map; -1 */
+	const char *sysfs_root; /* where the devices' cdevs are looked up: NULL, the live system */
 };
 
 /* A closed mapper: iommufd_close() on it does nothing. */
-#define IOMMUFD_MAPPER_INIT { .iommufd = -1, .bar_dmabuf = -1 }
+#define IOMMUFD_MAPPER_INIT \
+	{ \
+		.iommufd = -1, .bar_dmabuf = -1 \
+	}
 
 /**
  * iommufd_available() - Whether /dev/iommu exists.

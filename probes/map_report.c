@@ -11,8 +11,8 @@
 #include "common/log.h"
 #include "probes/map_report.h"
 
-#define MAGIC 0x3270526170614d49ull	/* "IMapRp2" */
-#define MAX_RUNS (1ull << 24)		/* 64 GiB of scattered 4 KiB pages */
+#define MAGIC 0x3270526170614d49ull /* "IMapRp2" */
+#define MAX_RUNS (1ull << 24) /* 64 GiB of scattered 4 KiB pages */
 #define MAX_SEGS (1ull << 24)
 
 /* The fixed part as written: the struct without its runs pointer. */
@@ -27,10 +27,14 @@ int map_report_write(int fd, const struct map_report *r)
 		return -1;
 	}
 	return child_report_write(fd, &magic, sizeof(magic), 0) ||
-	       child_report_write(fd, r, FIXED_SIZE, sizeof(magic)) ||
-	       child_report_write(fd, r->runs, r->nruns * sizeof(*r->runs), sizeof(magic) + FIXED_SIZE) ||
-	       child_report_write(fd, r->segs, r->nsegs * sizeof(*r->segs),
-				  sizeof(magic) + FIXED_SIZE + r->nruns * sizeof(*r->runs)) ? -1 : 0;
+			       child_report_write(fd, r, FIXED_SIZE, sizeof(magic)) ||
+			       child_report_write(fd, r->runs, r->nruns * sizeof(*r->runs),
+						  sizeof(magic) + FIXED_SIZE) ||
+			       child_report_write(fd, r->segs, r->nsegs * sizeof(*r->segs),
+						  sizeof(magic) + FIXED_SIZE +
+							  r->nruns * sizeof(*r->runs)) ?
+		       -1 :
+		       0;
 }
 
 int map_report_read(int fd, struct map_report *r)
@@ -43,7 +47,8 @@ int map_report_read(int fd, struct map_report *r)
 	if (rc)
 		return rc;
 	if (magic != MAGIC || (rc = child_report_read(fd, r, FIXED_SIZE, sizeof(magic))) ||
-	    r->nruns > MAX_RUNS || r->nsegs > MAX_SEGS || !memchr(r->mapper, 0, sizeof(r->mapper)) ||
+	    r->nruns > MAX_RUNS || r->nsegs > MAX_SEGS ||
+	    !memchr(r->mapper, 0, sizeof(r->mapper)) ||
 	    !memchr(r->exporter, 0, sizeof(r->exporter)) ||
 	    !memchr(r->exporter_device, 0, sizeof(r->exporter_device)) ||
 	    !memchr(r->device, 0, sizeof(r->device)) || !memchr(r->buffer, 0, sizeof(r->buffer)) ||
@@ -66,7 +71,7 @@ int map_report_read(int fd, struct map_report *r)
 	return 0;
 malformed:
 	map_report_free(r);
-	if (rc != -1)	/* -1: a read that failed, said */
+	if (rc != -1) /* -1: a read that failed, said */
 		log_error("the map command's report is truncated or malformed; its parameters are "
 			  "not stored");
 	return -1;
@@ -84,10 +89,11 @@ void map_report_free(struct map_report *r)
 /* The page sizes of the domain that the recorded maps at the run's IOVA went to, or 0. */
 static uint64_t domain_pgsizes(sqlite3 *db, int64_t sid, uint64_t iova)
 {
-	sqlite3_stmt *st = itdb_prepare(db,
-		"SELECT d.pgsize_bitmap FROM maps m JOIN domains d ON d.session_id = m.session_id"
-		" AND d.domain_ptr = m.domain_ptr WHERE m.session_id = ?1 AND m.iova = ?2"
-		" AND d.pgsize_bitmap IS NOT NULL LIMIT 1");
+	sqlite3_stmt *st =
+		itdb_prepare(db,
+			     "SELECT d.pgsize_bitmap FROM maps m JOIN domains d ON d.session_id = m.session_id"
+			     " AND d.domain_ptr = m.domain_ptr WHERE m.session_id = ?1 AND m.iova = ?2"
+			     " AND d.pgsize_bitmap IS NOT NULL LIMIT 1");
 	uint64_t bitmap = 0;
 
 	if (!st)
@@ -141,7 +147,8 @@ static int expected_pages(const struct map_report *r, uint64_t bitmap, uint64_t 
 
 			if (r->nsegs && !seg) {
 				log_error("offset %#llx of the buffer is in no DMA segment the import "
-					  "gave", (unsigned long long)off);
+					  "gave",
+					  (unsigned long long)off);
 				return -1;
 			}
 			n = n < left ? n : left;
@@ -162,13 +169,14 @@ static int expected_pages(const struct map_report *r, uint64_t bitmap, uint64_t 
  * is the first import's. */
 static int runs_from_recorded(sqlite3 *db, int64_t sid, struct map_report *r)
 {
-	sqlite3_stmt *st = itdb_prepare(db,
-		"SELECT iova, paddr, size_bytes FROM maps WHERE map_id IN (SELECT MIN(map_id)"
-		" FROM maps WHERE session_id = ?1 AND iova >= ?2 AND iova < ?2 + ?3"
-		" AND (domain_ptr IN (SELECT domain_ptr FROM domain_devices_view"
-		"  WHERE session_id = ?1 AND device = ?4) OR NOT EXISTS (SELECT 1"
-		"  FROM domain_devices_view WHERE session_id = ?1 AND device = ?4))"
-		" GROUP BY iova) ORDER BY iova");
+	sqlite3_stmt *st =
+		itdb_prepare(db,
+			     "SELECT iova, paddr, size_bytes FROM maps WHERE map_id IN (SELECT MIN(map_id)"
+			     " FROM maps WHERE session_id = ?1 AND iova >= ?2 AND iova < ?2 + ?3"
+			     " AND (domain_ptr IN (SELECT domain_ptr FROM domain_devices_view"
+			     "  WHERE session_id = ?1 AND device = ?4) OR NOT EXISTS (SELECT 1"
+			     "  FROM domain_devices_view WHERE session_id = ?1 AND device = ?4))"
+			     " GROUP BY iova) ORDER BY iova");
 	int rc = 0;
 
 	if (!st)
@@ -195,7 +203,9 @@ static int runs_from_recorded(sqlite3 *db, int64_t sid, struct map_report *r)
 			r->runs = more;
 			r->runs[r->nruns++] = (struct backing_run){
 				.offset = seg->offset + (iova - seg->dma_addr),
-				.paddr = (uint64_t)sqlite3_column_int64(st, 1), .size = size };
+				.paddr = (uint64_t)sqlite3_column_int64(st, 1),
+				.size = size
+			};
 		}
 		rc = rc == SQLITE_DONE ? 0 : -1;
 		sqlite3_reset(st);
@@ -209,14 +219,15 @@ static int runs_from_recorded(sqlite3 *db, int64_t sid, struct map_report *r)
 static int insert_run(sqlite3 *db, int64_t sid, const struct map_report *r, uint64_t bitmap,
 		      const char *bitmap_source, const char *phys_source)
 {
-	sqlite3_stmt *st = itdb_prepare(db,
-		"INSERT INTO map_runs(session_id, mapper, device, buffer, buffer_kind, bar_device,"
-		" bar_index, bar_start, bar_offset_bytes, size_bytes, iova, iova_given, vaddr,"
-		" repeat_count, hold, maps_done, mapper_pgsize_bitmap, expected_pgsize_bitmap,"
-		" expected_pgsize_source, thp_bytes, hugetlb_bytes, phys_runs, phys_source, exporter,"
-		" exporter_device, dma_segments)"
-		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,"
-		" ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)");
+	sqlite3_stmt *st =
+		itdb_prepare(db,
+			     "INSERT INTO map_runs(session_id, mapper, device, buffer, buffer_kind, bar_device,"
+			     " bar_index, bar_start, bar_offset_bytes, size_bytes, iova, iova_given, vaddr,"
+			     " repeat_count, hold, maps_done, mapper_pgsize_bitmap, expected_pgsize_bitmap,"
+			     " expected_pgsize_source, thp_bytes, hugetlb_bytes, phys_runs, phys_source, exporter,"
+			     " exporter_device, dma_segments)"
+			     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,"
+			     " ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)");
 	uint64_t first_segs = 0;
 	int bar = r->bar_device[0] != 0, measured = r->nruns > 0, rc;
 
@@ -269,15 +280,19 @@ static int insert_run(sqlite3 *db, int64_t sid, const struct map_report *r, uint
 
 static const struct db_block_table backing_table = {
 	"INSERT INTO map_backing(session_id, offset_bytes, paddr, size_bytes)", 3, false,
-	"storing the buffer's physical runs" };
+	"storing the buffer's physical runs"
+};
 
 static const struct db_block_table segment_table = {
 	"INSERT INTO map_dma_segments(session_id, repetition, segment_index, offset_bytes, dma_addr,"
-	" length_bytes)", 5, false, "storing the import's DMA segments" };
+	" length_bytes)",
+	5, false, "storing the import's DMA segments"
+};
 
 static const struct db_block_table expected_table = {
 	"INSERT INTO map_expected_pages(session_id, pgsize_bytes, pgcount)", 2, false,
-	"storing the expected pages" };
+	"storing the expected pages"
+};
 
 static int insert_backing(sqlite3 *db, int64_t sid, const struct map_report *r)
 {

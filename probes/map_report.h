@@ -15,29 +15,29 @@
 
 /* One DMA segment of an import: [offset, offset + length) of the dma-buf is at dma_addr. */
 struct map_segment {
-	uint32_t repetition;		/* which import of --repeat, from 0 */
+	uint32_t repetition; /* which import of --repeat, from 0 */
 	uint32_t pad;
 	uint64_t offset, dma_addr, length;
 };
 
 struct map_report {
-	char mapper[24];		/* type1, iommufd; --import-as: dma_map_resource, dma_buf */
+	char mapper[24]; /* type1, iommufd; --import-as: dma_map_resource, dma_buf */
 	char device[16];
-	char buffer[48];		/* as given: anon, thp, ..., bar:BDF/INDEX */
+	char buffer[48]; /* as given: anon, thp, ..., bar:BDF/INDEX */
 	char buffer_kind[16];
-	char bar_device[16];		/* "" unless a BAR window */
+	char bar_device[16]; /* "" unless a BAR window */
 	int32_t bar_index;
 	uint64_t bar_start, bar_offset;
 	uint64_t size, iova, vaddr;
 	uint32_t iova_given, hold;
 	uint64_t repeat, maps_done;
-	uint64_t mapper_pgsize_bitmap;	/* 0: the mapper did not tell */
+	uint64_t mapper_pgsize_bitmap; /* 0: the mapper did not tell */
 	uint64_t thp_bytes, hugetlb_bytes;
-	char exporter[32];		/* dma_buf: the exporter as the kernel names it */
-	char exporter_device[16];	/* dma_buf: the GPU, or the BAR's device; "" */
-	uint64_t nruns;			/* physical runs; 0 until measured (or, for an import,
+	char exporter[32]; /* dma_buf: the exporter as the kernel names it */
+	char exporter_device[16]; /* dma_buf: the GPU, or the BAR's device; "" */
+	uint64_t nruns; /* physical runs; 0 until measured (or, for an import,
 					 * when user space cannot see them) */
-	uint64_t nsegs;			/* --import-as: DMA segments of all repetitions */
+	uint64_t nsegs; /* --import-as: DMA segments of all repetitions */
 	struct backing_run *runs;
 	struct map_segment *segs;
 };

@@ -39,20 +39,20 @@ int mapper_available(enum mapper_kind kind)
 int mapper_open(struct mapper *m, enum mapper_kind kind, const char *sysfs_root)
 {
 	m->kind = kind;
-	return kind == MAPPER_TYPE1 ? vfio_type1_open(&m->type1, sysfs_root)
-				    : iommufd_open(&m->iommufd, sysfs_root);
+	return kind == MAPPER_TYPE1 ? vfio_type1_open(&m->type1, sysfs_root) :
+				      iommufd_open(&m->iommufd, sysfs_root);
 }
 
 int mapper_add_device(struct mapper *m, const char *bdf)
 {
-	return m->kind == MAPPER_TYPE1 ? vfio_type1_add_device_group(&m->type1, bdf)
-				       : iommufd_add_device(&m->iommufd, bdf);
+	return m->kind == MAPPER_TYPE1 ? vfio_type1_add_device_group(&m->type1, bdf) :
+					 iommufd_add_device(&m->iommufd, bdf);
 }
 
 int mapper_device_fd(struct mapper *m, const char *bdf)
 {
-	return m->kind == MAPPER_TYPE1 ? vfio_type1_device_fd(&m->type1, bdf)
-				       : iommufd_device_fd(&m->iommufd, bdf);
+	return m->kind == MAPPER_TYPE1 ? vfio_type1_device_fd(&m->type1, bdf) :
+					 iommufd_device_fd(&m->iommufd, bdf);
 }
 
 uint64_t mapper_pgsizes(struct mapper *m)
@@ -70,8 +70,8 @@ int mapper_map(struct mapper *m, const struct buffer *b, uint64_t iova)
 		return vfio_type1_map(&m->type1, b->vaddr, iova, b->size);
 	if (b->spec.kind == BUF_BAR)
 		return iommufd_map_bar(&m->iommufd, b->fd,
-				       VFIO_PCI_BAR0_REGION_INDEX + b->spec.bar_index, b->bar_offset,
-				       iova, b->size);
+				       VFIO_PCI_BAR0_REGION_INDEX + b->spec.bar_index,
+				       b->bar_offset, iova, b->size);
 	if (b->spec.kind == BUF_MEMFD)
 		return iommufd_map_file(&m->iommufd, b->fd, 0, iova, b->size);
 	return iommufd_map(&m->iommufd, b->vaddr, iova, b->size);
@@ -79,8 +79,8 @@ int mapper_map(struct mapper *m, const struct buffer *b, uint64_t iova)
 
 int mapper_unmap(struct mapper *m, uint64_t iova, uint64_t size)
 {
-	return m->kind == MAPPER_TYPE1 ? vfio_type1_unmap(&m->type1, iova, size)
-				       : iommufd_unmap(&m->iommufd, iova, size);
+	return m->kind == MAPPER_TYPE1 ? vfio_type1_unmap(&m->type1, iova, size) :
+					 iommufd_unmap(&m->iommufd, iova, size);
 }
 
 void mapper_close(struct mapper *m)

@@ -18,7 +18,10 @@ struct mapper {
 	struct iommufd_mapper iommufd;
 };
 
-#define MAPPER_INIT { .type1 = VFIO_TYPE1_INIT, .iommufd = IOMMUFD_MAPPER_INIT }
+#define MAPPER_INIT \
+	{ \
+		.type1 = VFIO_TYPE1_INIT, .iommufd = IOMMUFD_MAPPER_INIT \
+	}
 
 /**
  * mapper_default_iova() - The IOVA for a buffer of @size bytes when none is given.

@@ -18,7 +18,8 @@ int probe_module_open(struct probe_module *m)
 	if (errno == ENOENT)
 		log_error("%s does not exist: the iommutrace probe module is not loaded (build it with "
 			  "'make -C probes/kmod KDIR=/lib/modules/$(uname -r)/build', then insmod "
-			  "probes/kmod/iommutrace_probe.ko)", IOMMUTRACE_PROBE_DEVICE);
+			  "probes/kmod/iommutrace_probe.ko)",
+			  IOMMUTRACE_PROBE_DEVICE);
 	else
 		log_error("cannot open %s: %s", IOMMUTRACE_PROBE_DEVICE, strerror(errno));
 	return -1;
@@ -30,8 +31,10 @@ static void pci_addr(const char *bdf, struct iommutrace_probe_pci_addr *a)
 	unsigned domain = 0, bus = 0, dev = 0, fn = 0;
 
 	sscanf(bdf, "%x:%x:%x.%x", &domain, &bus, &dev, &fn);
-	*a = (struct iommutrace_probe_pci_addr){ .domain = domain, .bus = (__u8)bus,
-						 .device = (__u8)dev, .function = (__u8)fn };
+	*a = (struct iommutrace_probe_pci_addr){ .domain = domain,
+						 .bus = (__u8)bus,
+						 .device = (__u8)dev,
+						 .function = (__u8)fn };
 }
 
 int probe_module_map_resource(struct probe_module *m, const char *importer, const char *peer,
@@ -48,7 +51,8 @@ int probe_module_map_resource(struct probe_module *m, const char *importer, cons
 		log_error("dma_map_resource of %#llx bytes at BAR%u+%#llx of %s for %s: %s%s",
 			  (unsigned long long)size, bar_index, (unsigned long long)offset, peer,
 			  importer, strerror(errno),
-			  errno == EINVAL ? " (the kernel log has the module's reason: dmesg)" : "");
+			  errno == EINVAL ? " (the kernel log has the module's reason: dmesg)" :
+					    "");
 		return -1;
 	}
 	*phys = r.phys_addr;
@@ -61,13 +65,16 @@ int probe_module_map_resource(struct probe_module *m, const char *importer, cons
 static int get_segments(struct probe_module *m, uint32_t handle, uint32_t first, uint32_t count,
 			struct probe_segment *out)
 {
-	struct iommutrace_probe_get_segments g = { .handle = handle, .first_segment = first,
+	struct iommutrace_probe_get_segments g = { .handle = handle,
+						   .first_segment = first,
 						   .segments_capacity = count - first,
 						   .segments_ptr = (uintptr_t)(out + first) };
 
 	if (ioctl(m->fd, IOMMUTRACE_PROBE_GET_SEGMENTS, &g)) {
 		log_error("reading the DMA segments of import %u: %s%s", handle, strerror(errno),
-			  errno == ESTALE ? " (the exporter moved or revoked the buffer meanwhile)" : "");
+			  errno == ESTALE ?
+				  " (the exporter moved or revoked the buffer meanwhile)" :
+				  "");
 		return -1;
 	}
 	return 0;
@@ -89,7 +96,7 @@ static const char *import_hint(int err, int bar_exporter)
 int probe_module_import_dmabuf(struct probe_module *m, const char *importer, int dmabuf_fd,
 			       int bar_exporter, struct probe_import *out)
 {
-	enum { FIRST_READ = 64 };	/* most imports fit; the rest is read after */
+	enum { FIRST_READ = 64 }; /* most imports fit; the rest is read after */
 	struct probe_segment *segs = calloc(FIRST_READ, sizeof(*segs)), *more;
 	struct iommutrace_probe_import_dmabuf a = { .dmabuf_fd = dmabuf_fd,
 						    .segments_capacity = FIRST_READ,

@@ -12,7 +12,10 @@ struct probe_module {
 	int fd;
 };
 
-#define PROBE_MODULE_INIT { .fd = -1 }
+#define PROBE_MODULE_INIT \
+	{ \
+		.fd = -1 \
+	}
 
 /**
  * probe_module_open() - Open the module's device; a missing one is one line saying how to build
@@ -40,9 +43,9 @@ struct probe_segment {
 /* What importing a dma-buf gave. */
 struct probe_import {
 	uint32_t handle;
-	uint64_t dmabuf_size;		/* the dma-buf's size */
-	char exporter[32];		/* the exporter's name as the kernel has it (exp_name) */
-	struct probe_segment *segments;	/* in the dma-buf's order; free() them */
+	uint64_t dmabuf_size; /* the dma-buf's size */
+	char exporter[32]; /* the exporter's name as the kernel has it (exp_name) */
+	struct probe_segment *segments; /* in the dma-buf's order; free() them */
 	uint32_t nsegments;
 };
 

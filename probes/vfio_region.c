@@ -78,7 +78,9 @@ int vfio_request_eventfd(int device_fd)
 	struct {
 		struct vfio_irq_set set;
 		int32_t fd;
-	} irq = { .set = { .argsz = sizeof(irq), .index = VFIO_PCI_REQ_IRQ_INDEX, .count = 1,
+	} irq = { .set = { .argsz = sizeof(irq),
+			   .index = VFIO_PCI_REQ_IRQ_INDEX,
+			   .count = 1,
 			   .flags = VFIO_IRQ_SET_DATA_EVENTFD | VFIO_IRQ_SET_ACTION_TRIGGER } };
 
 	irq.fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -101,7 +103,8 @@ int vfio_region_export_dmabuf(int device_fd, unsigned index, uint64_t offset, ui
 	} arg = {
 		.feature = { .argsz = sizeof(arg),
 			     .flags = VFIO_DEVICE_FEATURE_GET | IT_VFIO_DEVICE_FEATURE_DMA_BUF },
-		.dma_buf = { .region_index = index, .open_flags = O_RDWR | O_CLOEXEC,
+		.dma_buf = { .region_index = index,
+			     .open_flags = O_RDWR | O_CLOEXEC,
 			     .nr_ranges = 1 },
 		.range = { .offset = offset, .length = size },
 	};
@@ -111,9 +114,11 @@ int vfio_region_export_dmabuf(int device_fd, unsigned index, uint64_t offset, ui
 		return fd;
 	if (errno == ENOTTY || errno == EOPNOTSUPP)
 		log_error("this kernel's vfio-pci cannot export a BAR as a dma-buf "
-			  "(VFIO_DEVICE_FEATURE_DMA_BUF, Linux 6.19 and later), %s", unsupported_hint);
+			  "(VFIO_DEVICE_FEATURE_DMA_BUF, Linux 6.19 and later), %s",
+			  unsupported_hint);
 	else
 		log_error("exporting %#llx bytes at %#llx of VFIO region %u as a dma-buf: %s",
-			  (unsigned long long)size, (unsigned long long)offset, index, strerror(errno));
+			  (unsigned long long)size, (unsigned long long)offset, index,
+			  strerror(errno));
 	return -1;
 }

@@ -18,7 +18,8 @@ int vfio_type1_open(struct vfio_type1 *v, const char *sysfs_root)
 	v->sysfs_root = sysfs_root;
 	v->container_fd = open("/dev/vfio/vfio", O_RDWR | O_CLOEXEC);
 	if (v->container_fd < 0) {
-		log_error("opening /dev/vfio/vfio: %s (is the vfio module loaded?)", strerror(errno));
+		log_error("opening /dev/vfio/vfio: %s (is the vfio module loaded?)",
+			  strerror(errno));
 		return -1;
 	}
 	if (ioctl(v->container_fd, VFIO_GET_API_VERSION) != VFIO_API_VERSION) {
@@ -43,8 +44,7 @@ static int group_of(const struct vfio_type1 *v, const char *bdf)
 
 	if (sysfs_path(path, sizeof(path), v->sysfs_root, "/sys/bus/pci/devices/%s/iommu_group",
 		       bdf) ||
-	    sysfs_link_name(path, name, sizeof(name)) ||
-	    sysfs_parse_long(name, 0, INT_MAX, &id)) {
+	    sysfs_link_name(path, name, sizeof(name)) || sysfs_parse_long(name, 0, INT_MAX, &id)) {
 		log_error("%s has no IOMMU group: %s", bdf, strerror(errno));
 		return -1;
 	}
@@ -63,7 +63,8 @@ static int open_group(int id)
 		log_error("opening %s: %s", path, strerror(errno));
 		return -1;
 	}
-	if (ioctl(fd, VFIO_GROUP_GET_STATUS, &status) || !(status.flags & VFIO_GROUP_FLAGS_VIABLE)) {
+	if (ioctl(fd, VFIO_GROUP_GET_STATUS, &status) ||
+	    !(status.flags & VFIO_GROUP_FLAGS_VIABLE)) {
 		log_error("IOMMU group %d is not viable: bind every device in it to vfio-pci", id);
 		close(fd);
 		return -1;
@@ -130,7 +131,8 @@ int vfio_type1_pgsizes(struct vfio_type1 *v, uint64_t *pgsize_bitmap)
 	if (ioctl(v->container_fd, VFIO_IOMMU_GET_INFO, &info) ||
 	    !(info.flags & VFIO_IOMMU_INFO_PGSIZES)) {
 		log_warn("VFIO_IOMMU_GET_INFO gave no page sizes (%s): the expected pages come from "
-			 "the recorded domain's, if any", errno ? strerror(errno) : "not in its answer");
+			 "the recorded domain's, if any",
+			 errno ? strerror(errno) : "not in its answer");
 		return -1;
 	}
 	*pgsize_bitmap = info.iova_pgsizes;

@@ -15,11 +15,14 @@ struct vfio_type1 {
 	int group_ids[VFIO_TYPE1_MAX_GROUPS];
 	int ngroups;
 	int iommu_set;
-	const char *sysfs_root;		/* where the groups are read: NULL, the live system */
+	const char *sysfs_root; /* where the groups are read: NULL, the live system */
 };
 
 /* A closed container: vfio_type1_close() on it does nothing. */
-#define VFIO_TYPE1_INIT { .container_fd = -1 }
+#define VFIO_TYPE1_INIT \
+	{ \
+		.container_fd = -1 \
+	}
 
 /**
  * vfio_type1_open() - Open /dev/vfio/vfio and check the API version and type1v2 support.

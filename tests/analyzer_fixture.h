@@ -45,7 +45,8 @@ static inline void fixture_db_open(struct fixture_db *f, const char *name)
 	fclose(in);
 	assert_int_equal(itdb_exec(f->db, sql, fixture), 0);
 	free(sql);
-	assert_int_equal(sqlite3_prepare_v2(f->db, "SELECT session_id FROM sessions", -1, &st, NULL),
+	assert_int_equal(sqlite3_prepare_v2(f->db, "SELECT session_id FROM sessions", -1, &st,
+					    NULL),
 			 SQLITE_OK);
 	while (sqlite3_step(st) == SQLITE_ROW)
 		assert_int_equal(lifetimes_compute(f->db, sqlite3_column_int64(st, 0)), 0);

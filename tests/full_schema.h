@@ -7,10 +7,14 @@
 #include "common/schema.h"
 
 static const struct itdb_schema test_full_schema = {
-	.parts = (const struct itdb_schema_part *const[]){
-		&it_host_schema, &it_capture_schema, &it_map_runs_schema, &it_io_runs_schema,
-		&analyzer_schema,
-	},
+	.parts =
+		(const struct itdb_schema_part *const[]){
+			&it_host_schema,
+			&it_capture_schema,
+			&it_map_runs_schema,
+			&it_io_runs_schema,
+			&analyzer_schema,
+		},
 	.nparts = 5,
 };
 

@@ -25,8 +25,8 @@ static inline const char *sql_rows(sqlite3 *db, const char *sql)
 		for (int c = 0; c < sqlite3_column_count(st); c++) {
 			const char *v = (const char *)sqlite3_column_text(st, c);
 
-			used += (size_t)snprintf(out + used, sizeof(out) - used, "%s%s", c ? "|" : "",
-						 v ? v : "NULL");
+			used += (size_t)snprintf(out + used, sizeof(out) - used, "%s%s",
+						 c ? "|" : "", v ? v : "NULL");
 			assert_true(used < sizeof(out));
 		}
 		used += (size_t)snprintf(out + used, sizeof(out) - used, ";");

@@ -48,7 +48,7 @@ static inline void subjournal_count_begin(void)
 static inline void subjournal_count_end(void)
 {
 	vfs_shim_end();
-	subjournal_spill(64 << 10);	/* SQLite's default */
+	subjournal_spill(64 << 10); /* SQLite's default */
 }
 
 #endif

@@ -45,8 +45,7 @@ static inline void vfs_shim_end(void)
 /* Points file at *shim: a copy of its real methods, kept in *real, that the caller then changes.
  * One shim serves every file of a kind (the unix VFS gives all main databases one set of
  * methods, all -wal files another). */
-static inline sqlite3_io_methods *vfs_shim_swap(sqlite3_file *file,
-						const sqlite3_io_methods **real,
+static inline sqlite3_io_methods *vfs_shim_swap(sqlite3_file *file, const sqlite3_io_methods **real,
 						sqlite3_io_methods *shim)
 {
 	*real = file->pMethods;

@@ -15,9 +15,9 @@ struct aggregates {
 	struct agg_maps maps;
 	sqlite3_stmt *insert;
 	struct agg_snapshot prev;
-	uint64_t flush_ns;		/* of the flush being stored */
-	bool taken[IT_AGG_SLOTS];	/* slots published */
-	bool publish_failed;		/* logged once; the hash counts the rest */
+	uint64_t flush_ns; /* of the flush being stored */
+	bool taken[IT_AGG_SLOTS]; /* slots published */
+	bool publish_failed; /* logged once; the hash counts the rest */
 };
 
 static int compare_classes(const void *a, const void *b)
@@ -75,8 +75,8 @@ static int add_class(struct agg_snapshot *snap, size_t *cap, const struct it_agg
 
 /* Appends the classes of the published slots (those published says, or every slot's key read
  * when it is NULL), each with its per-CPU counts summed. */
-static int read_slots(const struct agg_maps *maps, const bool *published,
-		      struct agg_snapshot *snap, size_t *cap, struct it_agg_value *percpu, int ncpus)
+static int read_slots(const struct agg_maps *maps, const bool *published, struct agg_snapshot *snap,
+		      size_t *cap, struct it_agg_value *percpu, int ncpus)
 {
 	for (uint32_t i = 0; i < IT_AGG_SLOTS; i++) {
 		struct it_agg_slot_key slot;
@@ -97,8 +97,7 @@ static int read_slots(const struct agg_maps *maps, const bool *published,
 	return 0;
 }
 
-int agg_snapshot_read(const struct agg_maps *maps, const bool *published,
-		      struct agg_snapshot *snap)
+int agg_snapshot_read(const struct agg_maps *maps, const bool *published, struct agg_snapshot *snap)
 {
 	int ncpus = libbpf_num_possible_cpus(), map_fd = maps->hash_fd;
 	struct it_agg_key key, next;
@@ -171,9 +170,12 @@ int agg_snapshot_delta(const struct agg_snapshot *prev, const struct agg_snapsho
 			/* counters only grow (never deleted nor reset); the guard keeps a bad read from wrapping */
 			const struct it_agg_value *old = &prev->classes[p].value;
 
-			growth.value.count = c->value.count > old->count ? c->value.count - old->count : 0;
-			growth.value.bytes = c->value.bytes > old->bytes ? c->value.bytes - old->bytes : 0;
-			growth.value.pages = c->value.pages > old->pages ? c->value.pages - old->pages : 0;
+			growth.value.count =
+				c->value.count > old->count ? c->value.count - old->count : 0;
+			growth.value.bytes =
+				c->value.bytes > old->bytes ? c->value.bytes - old->bytes : 0;
+			growth.value.pages =
+				c->value.pages > old->pages ? c->value.pages - old->pages : 0;
 		}
 		if (!growth.value.count && !growth.value.bytes && !growth.value.pages)
 			continue;
@@ -207,9 +209,10 @@ const char *capture_mode_name(enum capture_mode mode)
 int capture_settings_store(sqlite3 *db, int64_t sid, const struct bpf_capture_opts *opts,
 			   uint64_t flush_interval_ns)
 {
-	sqlite3_stmt *st = itdb_prepare(db, "INSERT OR REPLACE INTO capture_settings(session_id,"
-					" mode, threshold_bytes, flush_interval_ns, aggregate_entries)"
-					" VALUES (?1, ?2, ?3, ?4, ?5)");
+	sqlite3_stmt *st =
+		itdb_prepare(db, "INSERT OR REPLACE INTO capture_settings(session_id,"
+				 " mode, threshold_bytes, flush_interval_ns, aggregate_entries)"
+				 " VALUES (?1, ?2, ?3, ?4, ?5)");
 	int rc;
 
 	if (!st)
@@ -217,12 +220,14 @@ int capture_settings_store(sqlite3 *db, int64_t sid, const struct bpf_capture_op
 	sqlite3_bind_int64(st, 1, sid);
 	sqlite3_bind_text(st, 2, capture_mode_name(opts->mode), -1, SQLITE_STATIC);
 	if (opts->mode == CAPTURE_THRESHOLD)
-		sqlite3_bind_int64(st, 3, (int64_t)(opts->threshold_bytes ? opts->threshold_bytes :
-						   CAPTURE_DEFAULT_THRESHOLD));
+		sqlite3_bind_int64(st, 3,
+				   (int64_t)(opts->threshold_bytes ? opts->threshold_bytes :
+								     CAPTURE_DEFAULT_THRESHOLD));
 	if (opts->mode != CAPTURE_PER_EVENT) {
 		sqlite3_bind_int64(st, 4, (int64_t)flush_interval_ns);
-		sqlite3_bind_int64(st, 5, opts->aggregate_entries ? opts->aggregate_entries :
-				   CAPTURE_DEFAULT_AGGREGATE_ENTRIES);
+		sqlite3_bind_int64(st, 5,
+				   opts->aggregate_entries ? opts->aggregate_entries :
+							     CAPTURE_DEFAULT_AGGREGATE_ENTRIES);
 	}
 	rc = itdb_step_done(st, "storing the capture mode");
 	sqlite3_finalize(st);
@@ -240,7 +245,8 @@ struct aggregates *aggregates_new(sqlite3 *db, int64_t sid, const struct agg_map
 	a->db = db;
 	a->sid = sid;
 	a->maps = *maps;
-	a->insert = itdb_prepare(db, "INSERT INTO map_aggregates(session_id, flush_ns, domain_ptr,"
+	a->insert =
+		itdb_prepare(db, "INSERT INTO map_aggregates(session_id, flush_ns, domain_ptr,"
 				 " op, size_log2, pgsize_bytes, align_log2, count, bytes, pages)"
 				 " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
 	if (!a->insert) {
@@ -293,7 +299,8 @@ long aggregates_flush(struct aggregates *a, uint64_t flush_ns)
 		ret = agg_slots_publish(&a->maps, &a->prev, a->taken);
 		if (ret < 0) {
 			log_warn("could not give counted calls their fast slots (%s): they are "
-				 "counted in the hash, more slowly", strerror(-ret));
+				 "counted in the hash, more slowly",
+				 strerror(-ret));
 			a->publish_failed = true;
 		}
 	}

@@ -16,7 +16,7 @@
 
 struct agg_class {
 	struct it_agg_key key;
-	struct it_agg_value value;	/* summed over the CPUs */
+	struct it_agg_value value; /* summed over the CPUs */
 };
 
 /* One read of the hash, sorted by key (memcmp order). */

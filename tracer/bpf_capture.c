@@ -58,7 +58,8 @@ static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap
 	if (level == LIBBPF_WARN && !strncmp(msg, prefix, sizeof(prefix) - 1) && end &&
 	    (size_t)(end - msg) - (sizeof(prefix) - 1) < sizeof(refused_prog))
 		snprintf(refused_prog, sizeof(refused_prog), "%.*s",
-			 (int)((size_t)(end - msg) - (sizeof(prefix) - 1)), msg + sizeof(prefix) - 1);
+			 (int)((size_t)(end - msg) - (sizeof(prefix) - 1)),
+			 msg + sizeof(prefix) - 1);
 	/* a message may hold many lines (the verifier's log): each is logged on its own */
 	if (level != LIBBPF_DEBUG || log_verbose >= 2)
 		for (line = strtok_r(msg, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
@@ -157,8 +158,9 @@ static size_t ringbuf_size(size_t want)
 static bool percpu_lookup_loads(struct bpf_capture *c)
 {
 	if (c->percpu_lookup < 0)
-		c->percpu_lookup = libbpf_probe_bpf_helper(BPF_PROG_TYPE_RAW_TRACEPOINT,
-							   BPF_FUNC_map_lookup_percpu_elem, NULL) > 0;
+		c->percpu_lookup =
+			libbpf_probe_bpf_helper(BPF_PROG_TYPE_RAW_TRACEPOINT,
+						BPF_FUNC_map_lookup_percpu_elem, NULL) > 0;
 	return c->percpu_lookup;
 }
 
@@ -172,8 +174,7 @@ static int open_and_load(struct bpf_capture *c, const struct bpf_capture_opts *o
 	c->skel = iommutrace_bpf__open();
 	if (!c->skel)
 		return -errno;
-	bpf_object__for_each_program(prog, c->skel->obj)
-		bpf_program__set_autoload(prog, false);
+	bpf_object__for_each_program(prog, c->skel->obj) bpf_program__set_autoload(prog, false);
 	for (size_t i = 0; i < c->plan->count; i++) {
 		struct probe *p = &c->plan->probes[i];
 
@@ -195,19 +196,19 @@ static int open_and_load(struct bpf_capture *c, const struct bpf_capture_opts *o
 	c->holds = opts->mode == CAPTURE_THRESHOLD && c->driver_domains;
 	bpf_program__set_autoload(c->skel->progs.release_held_driver_calls, c->holds);
 	c->releases_offline = c->holds && percpu_lookup_loads(c);
-	bpf_program__set_autoload(c->skel->progs.release_held_driver_calls_of,
-				  c->releases_offline);
+	bpf_program__set_autoload(c->skel->progs.release_held_driver_calls_of, c->releases_offline);
 	bpf_program__set_autoload(c->skel->progs.replay_map_unmap, opts->replay);
-	c->skel->rodata->threshold_bytes = opts->threshold_bytes ? opts->threshold_bytes :
-				     CAPTURE_DEFAULT_THRESHOLD;
+	c->skel->rodata->threshold_bytes =
+		opts->threshold_bytes ? opts->threshold_bytes : CAPTURE_DEFAULT_THRESHOLD;
 	ring = ringbuf_size(opts->ringbuf_bytes);
 	bpf_map__set_max_entries(c->skel->maps.events, ring);
 	/* a power of two, as the handlers' test of it needs */
 	c->skel->rodata->wakeup_bytes = ring / WAKEUP_PARTS;
 	/* preallocated: the per-event mode never counts, and pays one entry of each */
-	bpf_map__set_max_entries(c->skel->maps.aggregates, opts->mode == CAPTURE_PER_EVENT ? 1 :
-				 opts->aggregate_entries ? opts->aggregate_entries :
-				 CAPTURE_DEFAULT_AGGREGATE_ENTRIES);
+	bpf_map__set_max_entries(c->skel->maps.aggregates,
+				 opts->mode == CAPTURE_PER_EVENT ? 1 :
+				 opts->aggregate_entries	 ? opts->aggregate_entries :
+								   CAPTURE_DEFAULT_AGGREGATE_ENTRIES);
 	bpf_map__set_max_entries(c->skel->maps.agg_slot_keys,
 				 opts->mode == CAPTURE_PER_EVENT ? 1 : IT_AGG_SLOTS);
 	bpf_map__set_max_entries(c->skel->maps.agg_slot_counts,
@@ -252,14 +253,17 @@ struct bpf_capture *bpf_capture_load(struct probe_plan *plan, const struct bpf_c
 		if (!refused)
 			break;
 		log_warn("the kernel refused the BPF program for %s (%s); recording without it "
-			 "(-v -v shows the verifier's log)", refused->target, strerror(-ret));
+			 "(-v -v shows the verifier's log)",
+			 refused->target, strerror(-ret));
 		snprintf(refused->reason, sizeof(refused->reason),
 			 "%s program refused by the kernel: %s", probe_mech_name(refused->mech),
 			 strerror(-ret));
 		refused->mech = MECH_NONE;
 	}
-	snprintf(err, errlen, "cannot load the BPF programs: %s (run with -v -v for the "
-		 "verifier's log)", strerror(-ret));
+	snprintf(err, errlen,
+		 "cannot load the BPF programs: %s (run with -v -v for the "
+		 "verifier's log)",
+		 strerror(-ret));
 	bpf_capture_close(c);
 	return NULL;
 }
@@ -358,9 +362,10 @@ int bpf_capture_attach(struct bpf_capture *c)
 		if (p->role != ROLE_DOMAIN_CALL)
 			continue;
 		if (p->mech != MECH_NONE && (from_drivers & (1u << p->call))) {
-			snprintf(p->reason, sizeof(p->reason), "not needed: the driver's %s calls "
-				 "give the domain", p->call == IT_CALL_MAP ? "map_pages" :
-				 "unmap_pages");
+			snprintf(p->reason, sizeof(p->reason),
+				 "not needed: the driver's %s calls "
+				 "give the domain",
+				 p->call == IT_CALL_MAP ? "map_pages" : "unmap_pages");
 			continue;
 		}
 		attached += attach_one(c, i);
@@ -438,7 +443,8 @@ static int percpu_counts(struct bpf_map *map,
 
 int bpf_capture_held_calls(struct bpf_capture *c, int cpu, uint64_t *held)
 {
-	int fd = bpf_map__fd(c->skel->maps.driver_calls), ncpus = libbpf_num_possible_cpus(), ret = 0;
+	int fd = bpf_map__fd(c->skel->maps.driver_calls), ncpus = libbpf_num_possible_cpus(),
+	    ret = 0;
 	struct it_driver_call *values;
 
 	/* the kernel hands each CPU's value out rounded up to 8 bytes */
@@ -491,7 +497,8 @@ int bpf_capture_release_held(struct bpf_capture *c, uint64_t *uncounted)
 			ret = bpf_prog_test_run_opts(offline_fd, &from_here) ? -errno : 0;
 			if (!ret)
 				log_debug("CPU %d is offline: the driver calls it held let go from "
-					  "this one", cpu);
+					  "this one",
+					  cpu);
 		} else {
 			uint64_t held;
 

@@ -17,9 +17,11 @@ typedef int (*bpf_capture_event_fn)(const struct it_event *e, void *ctx);
 /* What the BPF side sends through the ring buffer and what it counts in the aggregate hash
  * (tracer/aggregates.h). */
 enum capture_mode {
-	CAPTURE_PER_EVENT = IT_MODE_PER_EVENT,	/* every map/unmap/driver/invalidation call is a record */
-	CAPTURE_AGGREGATE = IT_MODE_AGGREGATE,	/* those calls are counted, not recorded */
-	CAPTURE_THRESHOLD = IT_MODE_THRESHOLD,	/* calls of >= threshold_bytes recorded, smaller counted */
+	CAPTURE_PER_EVENT =
+		IT_MODE_PER_EVENT, /* every map/unmap/driver/invalidation call is a record */
+	CAPTURE_AGGREGATE = IT_MODE_AGGREGATE, /* those calls are counted, not recorded */
+	CAPTURE_THRESHOLD =
+		IT_MODE_THRESHOLD, /* calls of >= threshold_bytes recorded, smaller counted */
 };
 
 #define CAPTURE_DEFAULT_THRESHOLD (2ull << 20)
@@ -27,11 +29,11 @@ enum capture_mode {
 #define CAPTURE_DEFAULT_AGGREGATE_ENTRIES 4096u
 
 struct bpf_capture_opts {
-	size_t ringbuf_bytes;		/* rounded up to a power of two >= one page; 0: 16 MiB */
+	size_t ringbuf_bytes; /* rounded up to a power of two >= one page; 0: 16 MiB */
 	enum capture_mode mode;
-	uint64_t threshold_bytes;	/* CAPTURE_THRESHOLD only; 0: 2 MiB */
-	uint32_t aggregate_entries;	/* capacity of the aggregate hash; 0: the default */
-	bool replay;			/* also load replay_map_unmap (benchmarks; bpf/replay.h) */
+	uint64_t threshold_bytes; /* CAPTURE_THRESHOLD only; 0: 2 MiB */
+	uint32_t aggregate_entries; /* capacity of the aggregate hash; 0: the default */
+	bool replay; /* also load replay_map_unmap (benchmarks; bpf/replay.h) */
 };
 
 /**
@@ -120,9 +122,9 @@ int bpf_capture_aggregate_losses(struct bpf_capture *c,
 /* The maps the counting modes count in (tracer/aggregates.h reads them; bpf/iommutrace.h says
  * how the slots front the hash). */
 struct agg_maps {
-	int hash_fd;			/* aggregates: the per-CPU hash of classes */
-	int slot_keys_fd;		/* agg_slot_keys: the class of each slot, user space's */
-	int slot_counts_fd;		/* agg_slot_counts: per CPU, the programs' */
+	int hash_fd; /* aggregates: the per-CPU hash of classes */
+	int slot_keys_fd; /* agg_slot_keys: the class of each slot, user space's */
+	int slot_counts_fd; /* agg_slot_counts: per CPU, the programs' */
 };
 struct agg_maps bpf_capture_agg_maps(struct bpf_capture *c);
 /**

@@ -28,16 +28,15 @@
 #define MAX_DOMAINS (1u << 16)
 
 /* The rare tables: one row a statement. */
-enum stmt_id {
-	ST_ATTACH, ST_FAULT, ST_FLUSH, ST_DOMAIN, ST_LOSS, ST_COUNT
-};
+enum stmt_id { ST_ATTACH, ST_FAULT, ST_FLUSH, ST_DOMAIN, ST_LOSS, ST_COUNT };
 
 static const char *const stmt_sql[ST_COUNT] = {
 	[ST_ATTACH] = "INSERT INTO attaches(session_id, ts_ns, cpu, pid, tid, comm, event, device,"
 		      " group_id, domain_ptr, domain_source, domain_type)"
 		      " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-	[ST_FAULT] = "INSERT INTO faults(session_id, ts_ns, cpu, pid, tid, comm, device, iova, flags)"
-		     " VALUES (?,?,?,?,?,?,?,?,?)",
+	[ST_FAULT] =
+		"INSERT INTO faults(session_id, ts_ns, cpu, pid, tid, comm, device, iova, flags)"
+		" VALUES (?,?,?,?,?,?,?,?,?)",
 	[ST_FLUSH] = "INSERT INTO flushes(session_id, ts_ns, cpu, pid, tid, comm, event, device,"
 		     " domain_id, descriptor_type, start_addr, end_addr, addr, pages, mask,"
 		     " qw0, qw1, qw2, qw3) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -55,13 +54,15 @@ enum block_id { B_MAP, B_UNMAP, B_DRIVER, B_COUNT };
 
 static const struct db_block_table block_tables[B_COUNT] = {
 	[B_MAP] = { "INSERT OR FAIL INTO maps(session_id, ts_ns, cpu, pid, tid, comm,"
-		    " domain_ptr, domain_source, iova, paddr, size_bytes)", 11, true, "insert maps" },
+		    " domain_ptr, domain_source, iova, paddr, size_bytes)",
+		    11, true, "insert maps" },
 	[B_UNMAP] = { "INSERT OR FAIL INTO unmaps(session_id, ts_ns, cpu, pid, tid, comm,"
-		      " domain_ptr, domain_source, iova, size_bytes, unmapped_bytes)", 11, true,
-		      "insert unmaps" },
+		      " domain_ptr, domain_source, iova, size_bytes, unmapped_bytes)",
+		      11, true, "insert unmaps" },
 	[B_DRIVER] = { "INSERT OR FAIL INTO driver_maps(session_id, op, map_id, unmap_id,"
 		       " ts_ns, cpu, tid, function, domain_ptr, iova, paddr, pgsize_bytes, pgcount,"
-		       " source)", 13, false, "insert driver page records" },
+		       " source)",
+		       13, false, "insert driver page records" },
 };
 
 /* Comms seen, each kept once (its text padded with zeros: the key), unchanged, while the writer
@@ -85,7 +86,7 @@ struct event_writer {
 	char comm_copies[B_COUNT][DB_BLOCK_ROWS][IT_COMM_LEN];
 	int in_txn;
 	int failed;
-	uint64_t refused;		/* records out_of_range refused */
+	uint64_t refused; /* records out_of_range refused */
 	uint32_t in_batch;
 	uint64_t count;
 	int64_t next_map_id;
@@ -93,8 +94,8 @@ struct event_writer {
 	/* driver records waiting for their iommu:map/unmap */
 	struct pending_records *pending;
 	struct live_maps *live;
-	struct hash_table domains;	/* struct domain_entry by domain */
-	struct hash_table comms;	/* char[IT_COMM_LEN] */
+	struct hash_table domains; /* struct domain_entry by domain */
+	struct hash_table comms; /* char[IT_COMM_LEN] */
 };
 
 static int flush_blocks(struct event_writer *w)
@@ -106,7 +107,7 @@ static int flush_blocks(struct event_writer *w)
 }
 
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "comm_intern: a comm's first byte is "
-	      "the low byte of its first word");
+							 "the low byte of its first word");
 
 /* comm (n bytes, 0 < n <= IT_COMM_LEN) as kept in the table, or NULL when the table is full */
 static const char *comm_intern(struct hash_table *t, const char *comm, size_t n)
@@ -234,12 +235,19 @@ void event_writer_free(struct event_writer *w)
 const char *it_event_kind_name(uint32_t kind)
 {
 	static const char *const names[IT_EV_KIND_MAX] = {
-		[IT_EV_MAP] = "map", [IT_EV_UNMAP] = "unmap", [IT_EV_ATTACH] = "attach",
-		[IT_EV_GROUP_ADD] = "group_add", [IT_EV_GROUP_REMOVE] = "group_remove",
-		[IT_EV_FAULT] = "io_page_fault", [IT_EV_DRIVER_MAP] = "driver_map",
-		[IT_EV_DRIVER_UNMAP] = "driver_unmap", [IT_EV_DRIVER_MAP_RANGE] = "driver_map_range",
-		[IT_EV_DOMAIN] = "domain", [IT_EV_QI_SUBMIT] = "qi_submit",
-		[IT_EV_CACHE_TAG_FLUSH] = "cache_tag_flush", [IT_EV_DOMAIN_DEVICE] = "domain_device",
+		[IT_EV_MAP] = "map",
+		[IT_EV_UNMAP] = "unmap",
+		[IT_EV_ATTACH] = "attach",
+		[IT_EV_GROUP_ADD] = "group_add",
+		[IT_EV_GROUP_REMOVE] = "group_remove",
+		[IT_EV_FAULT] = "io_page_fault",
+		[IT_EV_DRIVER_MAP] = "driver_map",
+		[IT_EV_DRIVER_UNMAP] = "driver_unmap",
+		[IT_EV_DRIVER_MAP_RANGE] = "driver_map_range",
+		[IT_EV_DOMAIN] = "domain",
+		[IT_EV_QI_SUBMIT] = "qi_submit",
+		[IT_EV_CACHE_TAG_FLUSH] = "cache_tag_flush",
+		[IT_EV_DOMAIN_DEVICE] = "domain_device",
 	};
 
 	return kind < IT_EV_KIND_MAX && names[kind] ? names[kind] : "unknown";
@@ -448,7 +456,8 @@ static uint64_t exact_map_domain(const struct event_writer *w, const struct it_e
 		const struct it_event *p = pending_records_at(w->pending, slot);
 
 		if (p->h.kind == IT_EV_DRIVER_MAP && p->driver.domain &&
-		    belongs_to(p, &e->h, 0, e->map.iova, e->map.size, e->map.paddr - e->map.iova, 0))
+		    belongs_to(p, &e->h, 0, e->map.iova, e->map.size, e->map.paddr - e->map.iova,
+			       0))
 			return p->driver.domain;
 	}
 	return 0;
@@ -530,7 +539,9 @@ static int add_map(struct event_writer *w, const struct it_event *e)
 			   e->map.size))
 		return -1;
 	return live_maps_add(w->live, &(struct live_map){ domain, e->map.iova, e->map.paddr,
-							  e->map.size }) < 0 ? -1 : 0;
+							  e->map.size }) < 0 ?
+		       -1 :
+		       0;
 }
 
 struct unmap_ctx {
@@ -572,7 +583,9 @@ static int add_unmap(struct event_writer *w, const struct it_event *e)
 		return -1;
 	u = (struct unmap_ctx){ w, e, id, !joined && !(e->h.flags & IT_F_DRIVER_CALLS_COUNTED) };
 	return live_maps_remove(w->live, e->unmap.domain, e->unmap.iova, e->unmap.unmapped_size,
-				unmapped_piece, &u) < 0 ? -1 : 0;
+				unmapped_piece, &u) < 0 ?
+		       -1 :
+		       0;
 }
 
 static int add_device(struct event_writer *w, const struct it_event *e)
@@ -613,8 +626,8 @@ static int add_fault(struct event_writer *w, const struct it_event *e)
 static const char *qi_type_name(uint64_t qw0)
 {
 	static const char *const names[] = {
-		[1] = "context", [2] = "iotlb", [3] = "dev_tlb", [4] = "iec",
-		[5] = "wait", [6] = "pasid_iotlb", [7] = "pasid_cache", [8] = "dev_tlb_pasid",
+		[1] = "context", [2] = "iotlb",	      [3] = "dev_tlb",	   [4] = "iec",
+		[5] = "wait",	 [6] = "pasid_iotlb", [7] = "pasid_cache", [8] = "dev_tlb_pasid",
 	};
 	uint64_t type = (qw0 & 0xf) | ((qw0 >> 5) & 0x70);
 
@@ -688,13 +701,15 @@ static const char *out_of_range(const struct it_event *e)
 	case IT_EV_MAP:
 		return e->map.size > INT64_MAX ? "size" : NULL;
 	case IT_EV_UNMAP:
-		return e->unmap.size > INT64_MAX ? "size" :
-		       e->unmap.unmapped_size > INT64_MAX ? "unmapped size" : NULL;
+		return e->unmap.size > INT64_MAX	  ? "size" :
+		       e->unmap.unmapped_size > INT64_MAX ? "unmapped size" :
+							    NULL;
 	case IT_EV_DRIVER_MAP:
 	case IT_EV_DRIVER_UNMAP:
 	case IT_EV_DRIVER_MAP_RANGE:
 		return d->pgsize > INT64_MAX || d->pgcount > INT64_MAX || d->len > INT64_MAX ?
-		       "page size, count or length" : NULL;
+			       "page size, count or length" :
+			       NULL;
 	default:
 		return NULL;
 	}
@@ -707,8 +722,7 @@ static int refuse(struct event_writer *w, const struct it_event *e, const char *
 		log_warn("event writer: a %s record at %llu ns has a %s beyond 2^63-1, more than the "
 			 "database holds: such records are counted as lost (out-of-range), not stored",
 			 it_event_kind_name(e->h.kind), (unsigned long long)e->h.ts_ns, what);
-	return event_writer_add_loss(w, e->h.cpu, it_event_kind_name(e->h.kind), 1,
-				     "out-of-range");
+	return event_writer_add_loss(w, e->h.cpu, it_event_kind_name(e->h.kind), 1, "out-of-range");
 }
 
 int event_writer_add(struct event_writer *w, const struct it_event *e)

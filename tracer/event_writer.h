@@ -36,7 +36,7 @@ struct event_writer;
 #define EVENT_WRITER_DEFAULT_PGSIZES ((1ull << 12) | (1ull << 21) | (1ull << 30))
 
 struct event_writer_opts {
-	uint32_t batch_events;		/* commit after this many events (0: default 65536) */
+	uint32_t batch_events; /* commit after this many events (0: default 65536) */
 	/* page sizes for derived pages when a map's domain is unknown
 	 * (0: EVENT_WRITER_DEFAULT_PGSIZES) */
 	uint64_t fallback_pgsize_bitmap;

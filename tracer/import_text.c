@@ -17,7 +17,7 @@ struct header {
 	const char *comm;
 	size_t comm_len;
 	uint32_t pid;
-	uint32_t tgid;			/* 0: the line has no thread group id */
+	uint32_t tgid; /* 0: the line has no thread group id */
 	uint32_t cpu;
 	__u64 ts_ns;
 	const char *event;
@@ -217,8 +217,7 @@ static bool parse_columns(const char *bracket, const char *end, struct header *h
 	size_t len;
 	__u64 v;
 
-	if (!eat_dec(&c, &v) || v > UINT32_MAX || !eat(&c, "]") || at_end(&c) ||
-	    !is_space(*c.p))
+	if (!eat_dec(&c, &v) || v > UINT32_MAX || !eat(&c, "]") || at_end(&c) || !is_space(*c.p))
 		return false;
 	h->cpu = (uint32_t)v;
 	skip_spaces(&c);
@@ -510,12 +509,12 @@ static void refuse_unparsed(const char *name, __u64 last_parsed)
 {
 	if (!last_parsed)
 		log_error("%s: no ftrace event line in its first %d MiB: it is not ftrace text "
-			  "output (-v lists the lines that could not be parsed)", name,
-			  IMPORT_TEXT_UNPARSED_MAX >> 20);
+			  "output (-v lists the lines that could not be parsed)",
+			  name, IMPORT_TEXT_UNPARSED_MAX >> 20);
 	else
 		log_error("%s: no ftrace event line in the %d MiB after line %llu: the file is "
-			  "corrupt from there; cut it at that line to import what it holds", name,
-			  IMPORT_TEXT_UNPARSED_MAX >> 20, (unsigned long long)last_parsed);
+			  "corrupt from there; cut it at that line to import what it holds",
+			  name, IMPORT_TEXT_UNPARSED_MAX >> 20, (unsigned long long)last_parsed);
 }
 
 int import_text_stream(FILE *f, const char *name, const struct ftrace_sink *sink,
@@ -526,7 +525,7 @@ int import_text_stream(FILE *f, const char *name, const struct ftrace_sink *sink
 	enum text_line_kind kind;
 	enum line_status status;
 	__u64 lineno = 0, last_parsed = 0;
-	size_t taken, unparsed = 0;	/* bytes read since the last line that parsed */
+	size_t taken, unparsed = 0; /* bytes read since the last line that parsed */
 	int ret = -1, r;
 
 	if (!buf) {
@@ -563,8 +562,10 @@ int import_text_stream(FILE *f, const char *name, const struct ftrace_sink *sink
 			break;
 		case TEXT_LINE_LOST:
 			st->lost += tl.lost;
-			if (sink->loss(tl.lost_cpu, tl.lost, tl.lost_count_unknown ?
-				       "ftrace-lost-unknown" : "ftrace-lost", sink->ctx))
+			if (sink->loss(tl.lost_cpu, tl.lost,
+				       tl.lost_count_unknown ? "ftrace-lost-unknown" :
+							       "ftrace-lost",
+				       sink->ctx))
 				goto cleanup;
 			break;
 		case TEXT_LINE_COMMENT:

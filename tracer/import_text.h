@@ -23,17 +23,17 @@
 #define IMPORT_TEXT_UNPARSED_MAX (4 << 20)
 
 enum text_line_kind {
-	TEXT_LINE_EVENT,	/* an IOMMU event: event holds it */
-	TEXT_LINE_OTHER_EVENT,	/* a well-formed event line of another event */
-	TEXT_LINE_LOST,		/* "CPU:N [LOST M EVENTS]", trace-cmd's "[M EVENTS DROPPED]" */
-	TEXT_LINE_COMMENT,	/* blank, '#' header, "##### CPU n buffer started", "cpus=N" */
+	TEXT_LINE_EVENT, /* an IOMMU event: event holds it */
+	TEXT_LINE_OTHER_EVENT, /* a well-formed event line of another event */
+	TEXT_LINE_LOST, /* "CPU:N [LOST M EVENTS]", trace-cmd's "[M EVENTS DROPPED]" */
+	TEXT_LINE_COMMENT, /* blank, '#' header, "##### CPU n buffer started", "cpus=N" */
 	TEXT_LINE_MALFORMED,
 };
 
 struct text_line {
 	struct it_event event;
 	uint32_t lost_cpu;
-	uint64_t lost;		/* 1 when the count is unknown ("CPU:N [EVENTS DROPPED]") */
+	uint64_t lost; /* 1 when the count is unknown ("CPU:N [EVENTS DROPPED]") */
 	bool lost_count_unknown;
 };
 

@@ -42,8 +42,8 @@ struct iterate_state {
 	int nbuffers;
 	const struct ftrace_sink *sink;
 	struct ftrace_stats *st;
-	int failed;			/* the sink refused something */
-	uint64_t *progress;		/* records read, for another process to watch; or NULL */
+	int failed; /* the sink refused something */
+	uint64_t *progress; /* records read, for another process to watch; or NULL */
 };
 
 bool tracedat_has_magic(const void *head, size_t len)
@@ -66,8 +66,10 @@ static int check_magic(const char *path, char *err, size_t errlen)
 	n = fread(head, 1, sizeof(head), f);
 	fclose(f);
 	if (!tracedat_has_magic(head, n)) {
-		snprintf(err, errlen, "%s is not a trace-cmd trace.dat file (its first bytes are "
-			 "not the trace.dat magic)", path);
+		snprintf(err, errlen,
+			 "%s is not a trace-cmd trace.dat file (its first bytes are "
+			 "not the trace.dat magic)",
+			 path);
 		return -1;
 	}
 	return 0;
@@ -76,8 +78,8 @@ static int check_magic(const char *path, char *err, size_t errlen)
 static int report_loss(struct iterate_state *s, struct tep_record *rec)
 {
 	uint64_t lost = rec->missed_events > 0 ? (uint64_t)rec->missed_events : 1;
-	const char *reason = rec->missed_events > 0 ? "trace.dat-missed" :
-			     "trace.dat-missed-unknown";
+	const char *reason =
+		rec->missed_events > 0 ? "trace.dat-missed" : "trace.dat-missed-unknown";
 
 	s->st->lost += lost;
 	return s->sink->loss((uint32_t)rec->cpu, lost, reason, s->sink->ctx);
@@ -116,8 +118,8 @@ static int on_record(struct tracecmd_input *handle, struct tep_record *rec, int 
 	return 0;
 }
 
-static int open_buffers(struct tracecmd_input *top, struct buffer **out, int *count,
-			char *err, size_t errlen)
+static int open_buffers(struct tracecmd_input *top, struct buffer **out, int *count, char *err,
+			size_t errlen)
 {
 	int ninstances = tracecmd_buffer_instances(top);
 	struct buffer *b = calloc((size_t)ninstances + 1, sizeof(*b));
@@ -168,14 +170,18 @@ static int read_tracedat(const char *path, const struct ftrace_sink *sink, struc
 	tep_set_loglevel(level);
 	top = tracecmd_open_head(path, TRACECMD_FL_LOAD_NO_PLUGINS);
 	if (!top) {
-		snprintf(err, errlen, "%s: cannot read this trace.dat (truncated or corrupt, or of "
-			 "a file version libtracecmd does not know)", path);
+		snprintf(err, errlen,
+			 "%s: cannot read this trace.dat (truncated or corrupt, or of "
+			 "a file version libtracecmd does not know)",
+			 path);
 		return -1;
 	}
 	if (tracecmd_init_data(top) < 0) {
 		keep_unclosable(top);
-		snprintf(err, errlen, "%s: cannot read the data of this trace.dat (truncated or "
-			 "corrupt)", path);
+		snprintf(err, errlen,
+			 "%s: cannot read the data of this trace.dat (truncated or "
+			 "corrupt)",
+			 path);
 		return -1;
 	}
 	clock = tracecmd_get_trace_clock(top);
@@ -197,7 +203,7 @@ static int read_tracedat(const char *path, const struct ftrace_sink *sink, struc
 		goto cleanup;
 	}
 	if (s.failed) {
-		err[0] = '\0';	/* the sink said why */
+		err[0] = '\0'; /* the sink said why */
 		goto cleanup;
 	}
 	ret = 0;
@@ -346,9 +352,10 @@ static int try_in_child(const char *path, char *err, size_t errlen)
 		}
 	}
 	if (stalled) {
-		snprintf(err, errlen, "%s: this trace.dat is corrupt: libtracecmd read nothing from it"
-			 " for %d s (it loops on its header or data); record the trace again", path,
-			 CHILD_STALL_S);
+		snprintf(err, errlen,
+			 "%s: this trace.dat is corrupt: libtracecmd read nothing from it"
+			 " for %d s (it loops on its header or data); record the trace again",
+			 path, CHILD_STALL_S);
 		goto cleanup;
 	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
@@ -367,8 +374,10 @@ static int try_in_child(const char *path, char *err, size_t errlen)
 		snprintf(how, sizeof(how), "%s", strsignal(WTERMSIG(status)));
 	else
 		snprintf(how, sizeof(how), "exit status %d", WEXITSTATUS(status));
-	snprintf(err, errlen, "%s: this trace.dat is corrupt: libtracecmd crashed reading its "
-		 "header, event formats or data (%s); record the trace again", path, how);
+	snprintf(err, errlen,
+		 "%s: this trace.dat is corrupt: libtracecmd crashed reading its "
+		 "header, event formats or data (%s); record the trace again",
+		 path, how);
 cleanup:
 	if (fds[0] >= 0)
 		close(fds[0]);

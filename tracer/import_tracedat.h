@@ -18,8 +18,8 @@
 bool tracedat_has_magic(const void *head, size_t len);
 
 struct tracedat_info {
-	char clock[32];	/* trace clock the file was recorded with; "" when it does not say */
-	int buffers;	/* buffers read: the top one and the instances */
+	char clock[32]; /* trace clock the file was recorded with; "" when it does not say */
+	int buffers; /* buffers read: the top one and the instances */
 };
 
 /**

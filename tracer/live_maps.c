@@ -8,7 +8,7 @@
 #include "tracer/live_maps.h"
 
 struct live_maps {
-	struct hash_table maps;		/* struct live_map, keyed by its domain and iova */
+	struct hash_table maps; /* struct live_map, keyed by its domain and iova */
 	uint64_t untracked;
 };
 

@@ -20,10 +20,10 @@ struct chain {
 
 struct pending_records {
 	struct it_event *ev;
-	uint32_t *next, *prev;		/* the thread's chain, by slot */
-	struct chain **chain_of;	/* by slot; NULL: no record there */
-	struct hash_table chains;	/* struct chain by thread */
-	struct chain *last;		/* the chain find_chain found last, or NULL */
+	uint32_t *next, *prev; /* the thread's chain, by slot */
+	struct chain **chain_of; /* by slot; NULL: no record there */
+	struct hash_table chains; /* struct chain by thread */
+	struct chain *last; /* the chain find_chain found last, or NULL */
 	uint32_t cap, limit, max_threads, first, end;
 	size_t count;
 };
@@ -165,8 +165,8 @@ uint32_t pending_records_oldest(const struct pending_records *q)
 	return q->count ? q->first : PENDING_NONE;
 }
 
-uint32_t pending_records_next_of_thread(struct pending_records *q,
-					const struct it_event_header *h, uint32_t slot)
+uint32_t pending_records_next_of_thread(struct pending_records *q, const struct it_event_header *h,
+					uint32_t slot)
 {
 	const struct chain *c;
 
@@ -176,8 +176,7 @@ uint32_t pending_records_next_of_thread(struct pending_records *q,
 	return c ? c->head : PENDING_NONE;
 }
 
-uint32_t pending_records_thread_count(struct pending_records *q,
-				      const struct it_event_header *h)
+uint32_t pending_records_thread_count(struct pending_records *q, const struct it_event_header *h)
 {
 	const struct chain *c = find_chain(q, h);
 

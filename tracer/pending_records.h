@@ -33,11 +33,10 @@ uint32_t pending_records_push(struct pending_records *q, const struct it_event *
 uint32_t pending_records_oldest(const struct pending_records *q);
 /* The record of h's thread after slot (one of that thread's; PENDING_NONE: its oldest), or
  * PENDING_NONE */
-uint32_t pending_records_next_of_thread(struct pending_records *q,
-					const struct it_event_header *h, uint32_t slot);
+uint32_t pending_records_next_of_thread(struct pending_records *q, const struct it_event_header *h,
+					uint32_t slot);
 /* The records held of h's thread, in O(1) */
-uint32_t pending_records_thread_count(struct pending_records *q,
-				      const struct it_event_header *h);
+uint32_t pending_records_thread_count(struct pending_records *q, const struct it_event_header *h);
 const struct it_event *pending_records_at(const struct pending_records *q, uint32_t slot);
 /* Takes the record in slot out */
 void pending_records_remove(struct pending_records *q, uint32_t slot);

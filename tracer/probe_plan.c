@@ -22,21 +22,34 @@ struct tracepoint_def {
 static const struct tracepoint_def tracepoints[] = {
 	{ .target = "iommu:map", .name = "map", .index = IT_TP_MAP },
 	{ .target = "iommu:unmap", .name = "unmap", .index = IT_TP_UNMAP },
-	{ .target = "iommu:attach_device_to_domain", .name = "attach_device_to_domain",
+	{ .target = "iommu:attach_device_to_domain",
+	  .name = "attach_device_to_domain",
 	  .index = IT_TP_ATTACH },
-	{ .target = "iommu:add_device_to_group", .name = "add_device_to_group",
+	{ .target = "iommu:add_device_to_group",
+	  .name = "add_device_to_group",
 	  .index = IT_TP_GROUP_ADD },
-	{ .target = "iommu:remove_device_from_group", .name = "remove_device_from_group",
+	{ .target = "iommu:remove_device_from_group",
+	  .name = "remove_device_from_group",
 	  .index = IT_TP_GROUP_REMOVE },
 	{ .target = "iommu:io_page_fault", .name = "io_page_fault", .index = IT_TP_FAULT },
 	/* Intel VT-d only; qi_submit from 5.13, cache_tag_* from 6.10, without their pages
 	 * argument in 7.x */
-	{ .target = "intel_iommu:qi_submit", .name = "qi_submit", .index = IT_TP_QI_SUBMIT,
+	{ .target = "intel_iommu:qi_submit",
+	  .name = "qi_submit",
+	  .index = IT_TP_QI_SUBMIT,
 	  .optional = true },
-	{ .target = "intel_iommu:cache_tag_flush_range", .name = "cache_tag_flush_range",
-	  .index = IT_TP_CACHE_TAG_FLUSH, .optional = true, .nargs = 6, .alt_nargs = 5 },
-	{ .target = "intel_iommu:cache_tag_flush_range_np", .name = "cache_tag_flush_range_np",
-	  .index = IT_TP_CACHE_TAG_FLUSH_NP, .optional = true, .nargs = 6, .alt_nargs = 5 },
+	{ .target = "intel_iommu:cache_tag_flush_range",
+	  .name = "cache_tag_flush_range",
+	  .index = IT_TP_CACHE_TAG_FLUSH,
+	  .optional = true,
+	  .nargs = 6,
+	  .alt_nargs = 5 },
+	{ .target = "intel_iommu:cache_tag_flush_range_np",
+	  .name = "cache_tag_flush_range_np",
+	  .index = IT_TP_CACHE_TAG_FLUSH_NP,
+	  .optional = true,
+	  .nargs = 6,
+	  .alt_nargs = 5 },
 };
 
 struct function_def {
@@ -104,7 +117,7 @@ static const struct function_def functions[] = {
 const char *probe_mech_name(enum probe_mech mech)
 {
 	static const char *const names[] = {
-		[MECH_NONE] = "-", [MECH_FENTRY] = "fentry", [MECH_KPROBE] = "kprobe",
+		[MECH_NONE] = "-",	  [MECH_FENTRY] = "fentry", [MECH_KPROBE] = "kprobe",
 		[MECH_TP_BTF] = "tp_btf", [MECH_RAW_TP] = "raw_tp", [MECH_TRACEFS] = "tracefs",
 	};
 
@@ -114,9 +127,12 @@ const char *probe_mech_name(enum probe_mech mech)
 const char *probe_role_name(enum probe_role role)
 {
 	static const char *const names[] = {
-		[ROLE_TRACEPOINT] = "tracepoint", [ROLE_DOMAIN_CALL] = "domain",
-		[ROLE_DRIVER_MAP] = "driver-map", [ROLE_DRIVER_UNMAP] = "driver-unmap",
-		[ROLE_DRIVER_MAP_RANGE] = "driver-map-range", [ROLE_DEVICE_CALL] = "device",
+		[ROLE_TRACEPOINT] = "tracepoint",
+		[ROLE_DOMAIN_CALL] = "domain",
+		[ROLE_DRIVER_MAP] = "driver-map",
+		[ROLE_DRIVER_UNMAP] = "driver-unmap",
+		[ROLE_DRIVER_MAP_RANGE] = "driver-map-range",
+		[ROLE_DEVICE_CALL] = "device",
 	};
 
 	return names[role];
@@ -142,9 +158,9 @@ static const char *bpf_strerror(int err)
 /* What attaching a test program found for one class of target (struct attach_classes). */
 struct attach_verdict {
 	bool known;
-	int err;			/* 0 or the attach's negative errno */
-	char why[160];			/* what failed */
-	const char *target;		/* the target it was found on */
+	int err; /* 0 or the attach's negative errno */
+	char why[160]; /* what failed */
+	const char *target; /* the target it was found on */
 };
 
 /* The attach verdicts of one probe_plan_build: for tp_btf, one for every tracepoint; for fentry,
@@ -153,7 +169,7 @@ struct attach_verdict {
  * (most under TCG), and the real programs attach once more: so each class is attached once,
  * while every target is still loaded against (which catches what is particular to one target:
  * not in kallsyms, refused for tracing). */
-#define MAX_CLASSED_ARGS 12	/* the kernel's MAX_BPF_FUNC_ARGS; more: each attached alone */
+#define MAX_CLASSED_ARGS 12 /* the kernel's MAX_BPF_FUNC_ARGS; more: each attached alone */
 
 struct attach_classes {
 	struct attach_verdict tp_btf;
@@ -242,14 +258,17 @@ static void plan_tracepoints(struct probe_plan *plan, const struct btf *btf,
 {
 	for (size_t i = 0; i < sizeof(tracepoints) / sizeof(tracepoints[0]); i++) {
 		const struct tracepoint_def *t = &tracepoints[i];
-		struct probe p = { .role = ROLE_TRACEPOINT, .target = t->target,
-				   .tp_name = t->name, .index = t->index,
+		struct probe p = { .role = ROLE_TRACEPOINT,
+				   .target = t->target,
+				   .tp_name = t->name,
+				   .index = t->index,
 				   .optional = t->optional };
 		char typedef_name[96], why[160];
 		int id;
 
 		if (opts->iommu_tracepoints_only && strncmp(t->target, "iommu:", 6)) {
-			snprintf(p.reason, sizeof(p.reason), "left out: --tracepoints-only (iommu:* alone)");
+			snprintf(p.reason, sizeof(p.reason),
+				 "left out: --tracepoints-only (iommu:* alone)");
 			add_probe(plan, &p);
 			continue;
 		}
@@ -317,8 +336,11 @@ static void plan_functions(struct probe_plan *plan, const struct btf *btf,
 {
 	for (size_t i = 0; i < sizeof(functions) / sizeof(functions[0]); i++) {
 		const struct function_def *f = &functions[i];
-		struct probe p = { .role = f->role, .target = f->name, .call = f->call,
-				   .size_arg = f->size_arg, .vendors = f->vendors,
+		struct probe p = { .role = f->role,
+				   .target = f->name,
+				   .call = f->call,
+				   .size_arg = f->size_arg,
+				   .vendors = f->vendors,
 				   .optional = true };
 		char why[200] = "", class[48] = "";
 		int id = btf__find_by_name_kind(btf, f->name, BTF_KIND_FUNC);

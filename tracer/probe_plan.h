@@ -11,12 +11,12 @@
 #include "bpf/probe_slots.h"
 
 enum probe_role {
-	ROLE_TRACEPOINT,	/* an iommu:* or intel_iommu:* event */
-	ROLE_DOMAIN_CALL,	/* an IOMMU core function taking the domain first: names the domain */
-	ROLE_DRIVER_MAP,	/* driver map_pages: the page size and count written */
-	ROLE_DRIVER_UNMAP,	/* driver unmap_pages */
-	ROLE_DRIVER_MAP_RANGE,	/* driver map_range: leaf chosen inside, pages derived */
-	ROLE_DEVICE_CALL,	/* a DMA API function taking the device first: ties domains to devices */
+	ROLE_TRACEPOINT, /* an iommu:* or intel_iommu:* event */
+	ROLE_DOMAIN_CALL, /* an IOMMU core function taking the domain first: names the domain */
+	ROLE_DRIVER_MAP, /* driver map_pages: the page size and count written */
+	ROLE_DRIVER_UNMAP, /* driver unmap_pages */
+	ROLE_DRIVER_MAP_RANGE, /* driver map_range: leaf chosen inside, pages derived */
+	ROLE_DEVICE_CALL, /* a DMA API function taking the device first: ties domains to devices */
 };
 
 enum probe_mech {
@@ -30,18 +30,18 @@ enum probe_mech {
 
 struct probe {
 	enum probe_role role;
-	const char *target;		/* "iommu:map" or a kernel function name */
-	const char *tp_name;		/* tracepoints: the name without its system */
-	char prog[48];			/* tracepoints: the handler, btf_PROG / raw_PROG */
-	int index;			/* tracepoint: enum it_tracepoint; functions: slot */
-	uint32_t call;			/* domain calls: enum it_domain_call */
-	uint32_t size_arg;		/* domain calls: 1-based size argument, 0: none */
-	unsigned vendors;		/* driver functions: bits 1 << enum iommu_vendor */
-	bool in_kernel;			/* functions: in the kernel's BTF */
-	bool optional;			/* absence is normal on some kernels/vendors */
-	enum probe_mech mech;		/* chosen mechanism; MECH_NONE when unavailable */
+	const char *target; /* "iommu:map" or a kernel function name */
+	const char *tp_name; /* tracepoints: the name without its system */
+	char prog[48]; /* tracepoints: the handler, btf_PROG / raw_PROG */
+	int index; /* tracepoint: enum it_tracepoint; functions: slot */
+	uint32_t call; /* domain calls: enum it_domain_call */
+	uint32_t size_arg; /* domain calls: 1-based size argument, 0: none */
+	unsigned vendors; /* driver functions: bits 1 << enum iommu_vendor */
+	bool in_kernel; /* functions: in the kernel's BTF */
+	bool optional; /* absence is normal on some kernels/vendors */
+	enum probe_mech mech; /* chosen mechanism; MECH_NONE when unavailable */
 	bool attached;
-	char reason[224];		/* why not attached, or a note on the choice */
+	char reason[224]; /* why not attached, or a note on the choice */
 };
 
 #define PROBE_PLAN_MAX 48
@@ -50,7 +50,7 @@ struct probe_plan_opts {
 	/* every tracepoint as raw_tp, also those this kernel lacks (they load but cannot
 	 * attach): tests drive the handlers with BPF_PROG_TEST_RUN */
 	bool raw_tp_only;
-	bool no_functions;		/* tracepoints only */
+	bool no_functions; /* tracepoints only */
 	/* the iommu:* tracepoints alone, as trace-cmd -e iommu: no vendor tracepoints (they are
 	 * listed, not attached), no functions */
 	bool iommu_tracepoints_only;
@@ -61,7 +61,7 @@ struct probe_plan {
 	size_t count;
 	bool have_btf;
 	bool have_kprobes;
-	bool fentry_works;		/* a test fentry load+attach succeeded somewhere */
+	bool fentry_works; /* a test fentry load+attach succeeded somewhere */
 	/* the IOMMU core calls may be probed, so the handlers look up the thread's (false with
 	 * iommu_tracepoints_only: nothing would fill it) */
 	bool domain_calls;

@@ -29,16 +29,16 @@ struct capture {
 	struct probe_plan plan;
 	struct bpf_capture *bpf;
 	struct tracefs_capture *tfs;
-	const char *name;		/* bpf | tracefs */
+	const char *name; /* bpf | tracefs */
 };
 
 struct loop_state {
 	struct event_writer *writer;
-	struct aggregates *aggregates;	/* NULL: every call is a record */
+	struct aggregates *aggregates; /* NULL: every call is a record */
 	uint64_t flush_interval_ns;
 	uint64_t per_kind[IT_EV_KIND_MAX];
 	uint64_t lost;
-	uint64_t aggregate_lost;	/* calls not counted: the aggregates hash was full */
+	uint64_t aggregate_lost; /* calls not counted: the aggregates hash was full */
 	int failed;
 };
 
@@ -68,8 +68,8 @@ static int open_capture(struct capture *c, const struct recorder_opts *o)
 
 	memset(c, 0, sizeof(*c));
 	if (o->use_tracefs) {
-		probe_plan_build(&c->plan, &(struct probe_plan_opts){ .no_functions = true },
-				 why, sizeof(why));
+		probe_plan_build(&c->plan, &(struct probe_plan_opts){ .no_functions = true }, why,
+				 sizeof(why));
 		return open_tracefs(c, "tracefs requested with --tracefs", IT_EXIT_FAILURE);
 	}
 	if (!privilege_can_trace_bpf(missing, sizeof(missing))) {
@@ -77,14 +77,19 @@ static int open_capture(struct capture *c, const struct recorder_opts *o)
 		log_warn("%s: falling back to tracefs (no domains, no driver page sizes)", why);
 		return open_tracefs(c, why, IT_EXIT_PRIVILEGE);
 	}
-	if (probe_plan_build(&c->plan, &(struct probe_plan_opts){
-			     .iommu_tracepoints_only = o->tracepoints_only }, why, sizeof(why))) {
+	if (probe_plan_build(&c->plan,
+			     &(struct probe_plan_opts){ .iommu_tracepoints_only =
+								o->tracepoints_only },
+			     why, sizeof(why))) {
 		log_warn("%s: falling back to tracefs (no domains, no driver page sizes)", why);
 		return open_tracefs(c, why, IT_EXIT_BPF);
 	}
-	c->bpf = bpf_capture_load(&c->plan, &(struct bpf_capture_opts){
-		.ringbuf_bytes = o->ringbuf_bytes, .mode = o->mode,
-		.threshold_bytes = o->threshold_bytes }, why, sizeof(why));
+	c->bpf = bpf_capture_load(&c->plan,
+				  &(struct bpf_capture_opts){ .ringbuf_bytes = o->ringbuf_bytes,
+							      .mode = o->mode,
+							      .threshold_bytes =
+								      o->threshold_bytes },
+				  why, sizeof(why));
 	if (!c->bpf) {
 		log_warn("%s: falling back to tracefs (no domains, no driver page sizes)", why);
 		return open_tracefs(c, why, IT_EXIT_BPF);
@@ -139,7 +144,7 @@ static int on_bpf_loss(uint32_t cpu, uint32_t kind, uint64_t lost, void *ctx)
 
 	st->lost += lost;
 	if (event_writer_add_loss(st->writer, cpu, it_event_kind_name(kind), lost, "ringbuf-full"))
-		st->failed = 1;	/* said */
+		st->failed = 1; /* said */
 	return st->failed ? -1 : 0;
 }
 
@@ -150,15 +155,16 @@ static int on_aggregate_loss(uint32_t cpu, uint32_t kind, uint64_t lost, void *c
 	st->aggregate_lost += lost;
 	if (event_writer_add_loss(st->writer, cpu, it_event_kind_name(kind), lost,
 				  "aggregates-full"))
-		st->failed = 1;	/* said */
+		st->failed = 1; /* said */
 	return st->failed ? -1 : 0;
 }
 
 /* Stores what the aggregates grew by since the last flush; 0 or -1 (logged). */
 static int flush_aggregates(struct loop_state *st)
 {
-	return st->aggregates &&
-	       aggregates_flush(st->aggregates, clock_ns(CLOCK_MONOTONIC)) < 0 ? -1 : 0;
+	return st->aggregates && aggregates_flush(st->aggregates, clock_ns(CLOCK_MONOTONIC)) < 0 ?
+		       -1 :
+		       0;
 }
 
 static int on_tracefs_loss(uint32_t cpu, uint64_t lost, void *ctx)
@@ -180,18 +186,21 @@ static int drain_capture(struct capture *c, struct loop_state *st)
 		n = bpf_capture_release_held(c->bpf, &uncounted);
 		if (n)
 			log_warn("counting the driver calls still held at the end failed: %s; their "
-				 "counts are missing from map_aggregates", strerror(-n));
+				 "counts are missing from map_aggregates",
+				 strerror(-n));
 		else if (uncounted)
 			log_warn("%llu driver calls held on a CPU taken offline during the capture are "
 				 "missing from map_aggregates (bpf_map_lookup_percpu_elem, kernel 5.19, "
-				 "could not be loaded here)", (unsigned long long)uncounted);
+				 "could not be loaded here)",
+				 (unsigned long long)uncounted);
 		while ((n = bpf_capture_poll(c->bpf, 0, on_event, st)) > 0)
 			;
 		if (n < 0 && !st->failed)
 			log_error("reading the capture failed: %s", strerror(-n));
 		if (n < 0 || st->failed || flush_aggregates(st))
 			return -1;
-		n = st->aggregates ? bpf_capture_aggregate_losses(c->bpf, on_aggregate_loss, st) : 0;
+		n = st->aggregates ? bpf_capture_aggregate_losses(c->bpf, on_aggregate_loss, st) :
+				     0;
 		if (!n)
 			n = bpf_capture_losses(c->bpf, on_bpf_loss, st);
 		if (n && !st->failed)
@@ -284,13 +293,16 @@ static void print_summary(const struct loop_state *st, const char *path, double 
 		       (unsigned long long)st->aggregate_lost);
 	if (st->aggregate_lost)
 		log_warn("%llu calls were not counted (the aggregates hash was full); the losses "
-			 "table has them per CPU", (unsigned long long)st->aggregate_lost);
+			 "table has them per CPU",
+			 (unsigned long long)st->aggregate_lost);
 	if (st->lost && !strcmp(capture, "bpf"))
 		log_warn("%llu events were lost (ring buffer full); the losses table has them per "
-			 "CPU: use a larger --ring-size", (unsigned long long)st->lost);
+			 "CPU: use a larger --ring-size",
+			 (unsigned long long)st->lost);
 	else if (st->lost)
 		log_warn("%llu events were lost (tracefs buffer overrun); the losses table has them "
-			 "per CPU", (unsigned long long)st->lost);
+			 "per CPU",
+			 (unsigned long long)st->lost);
 }
 
 /* The capture_settings row: tracefs records every call whatever the mode asked; counts are
@@ -323,8 +335,9 @@ int recorder_run(const struct recorder_opts *o)
 
 	/* the output is checked first and created last, so that a capture that cannot start
 	 * leaves an existing file (even with --force) and the directory as they were */
-	if (o->append ? itdb_check_append(o->db_path, err, sizeof(err)) :
-			itdb_check_create(o->db_path, o->force, o->force_option, err, sizeof(err))) {
+	if (o->append ?
+		    itdb_check_append(o->db_path, err, sizeof(err)) :
+		    itdb_check_create(o->db_path, o->force, o->force_option, err, sizeof(err))) {
 		log_error("%s", err);
 		return IT_EXIT_FAILURE;
 	}
@@ -337,7 +350,10 @@ int recorder_run(const struct recorder_opts *o)
 	if (ret != IT_EXIT_OK)
 		goto cleanup;
 	ret = IT_EXIT_FAILURE;
-	db = itdb_open(o->db_path, o->append ? ITDB_APPEND : o->force ? ITDB_CREATE_FORCE : ITDB_CREATE,
+	db = itdb_open(o->db_path,
+		       o->append ? ITDB_APPEND :
+		       o->force	 ? ITDB_CREATE_FORCE :
+				   ITDB_CREATE,
 		       o->schema, err, sizeof(err));
 	if (!db) {
 		log_error("%s", err);
@@ -350,15 +366,22 @@ int recorder_run(const struct recorder_opts *o)
 	if (session_metadata_collect(&meta, o->sysfs_root))
 		goto cleanup;
 	start = clock_ns(CLOCK_MONOTONIC);
-	if (itdb_session_begin(db, &(struct itdb_session_info){
-			.kind = "record", .capture = cap.name, .trace_clock = "mono",
-			.boot_cmdline = meta.boot_cmdline[0] ? meta.boot_cmdline : NULL,
-			.derive_pgsize_bitmap = meta.pgsize_bitmap,
-			.command = join_command(o->command, command, sizeof(command)),
-			.start_mono_ns = start, .start_wall_ns = clock_ns(CLOCK_REALTIME) }, &sid))
+	if (itdb_session_begin(db,
+			       &(struct itdb_session_info){
+				       .kind = "record",
+				       .capture = cap.name,
+				       .trace_clock = "mono",
+				       .boot_cmdline =
+					       meta.boot_cmdline[0] ? meta.boot_cmdline : NULL,
+				       .derive_pgsize_bitmap = meta.pgsize_bitmap,
+				       .command =
+					       join_command(o->command, command, sizeof(command)),
+				       .start_mono_ns = start,
+				       .start_wall_ns = clock_ns(CLOCK_REALTIME) },
+			       &sid))
 		goto cleanup;
-	st.flush_interval_ns = o->flush_interval_ns ? o->flush_interval_ns :
-			       RECORDER_FLUSH_EVERY_NS;
+	st.flush_interval_ns =
+		o->flush_interval_ns ? o->flush_interval_ns : RECORDER_FLUSH_EVERY_NS;
 	if (session_metadata_store(db, sid, &meta, &cap.plan) ||
 	    store_capture_mode(db, sid, &cap, o, st.flush_interval_ns))
 		goto cleanup;
@@ -369,9 +392,11 @@ int recorder_run(const struct recorder_opts *o)
 		if (!st.aggregates)
 			goto cleanup;
 	}
-	st.writer = event_writer_new(db, sid, &(struct event_writer_opts){
-		.fallback_pgsize_bitmap = meta.pgsize_bitmap,
-		.probe_name = probe_plan_name, .probe_name_ctx = &cap.plan });
+	st.writer = event_writer_new(db, sid,
+				     &(struct event_writer_opts){ .fallback_pgsize_bitmap =
+									  meta.pgsize_bitmap,
+								  .probe_name = probe_plan_name,
+								  .probe_name_ctx = &cap.plan });
 	if (!st.writer)
 		goto cleanup;
 	if (stop_signal) {

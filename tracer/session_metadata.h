@@ -15,7 +15,7 @@ struct session_metadata {
 	 * when superpages are turned off (intel_iommu=sp_off), EVENT_WRITER_DEFAULT_PGSIZES when
 	 * no unit says */
 	uint64_t pgsize_bitmap;
-	char boot_cmdline[4096];	/* ROOT/proc/cmdline; "" when unreadable */
+	char boot_cmdline[4096]; /* ROOT/proc/cmdline; "" when unreadable */
 };
 
 /**

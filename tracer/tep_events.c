@@ -33,8 +33,8 @@ static const char *const *fields_of(uint32_t kind)
 	static const char *const group[] = { "gid", "device", NULL };
 	static const char *const fault[] = { "device", "iova", "flags", NULL };
 	static const char *const qi[] = { "qw0", "qw1", "qw2", "qw3", NULL };
-	static const char *const flush[] = { "dev", "domain_id", "start", "end", "addr", "pages",
-					     "mask", NULL };
+	static const char *const flush[] = { "dev",  "domain_id", "start", "end",
+					     "addr", "pages",	  "mask",  NULL };
 
 	switch (kind) {
 	case IT_EV_MAP:
@@ -64,7 +64,7 @@ static bool field_optional(const char *name)
 struct known_event {
 	int id;
 	const struct ftrace_iommu_event *def;
-	bool complete;			/* every field of fields_of(kind) was found */
+	bool complete; /* every field of fields_of(kind) was found */
 	struct tep_format_field *field[MAX_FIELDS];
 };
 
@@ -129,7 +129,8 @@ struct tep_events *tep_events_new(struct tep_handle *tep)
 			k->field[f] = tep_find_field(event, names[f]);
 			if (!k->field[f] && !field_optional(names[f])) {
 				log_warn("%s:%s has no field '%s' here: its records will count as "
-					 "malformed", def->system, def->name, names[f]);
+					 "malformed",
+					 def->system, def->name, names[f]);
 				k->complete = false;
 			}
 		}
@@ -165,8 +166,8 @@ static int read_number(const struct tep_format_field *f, const struct tep_record
 }
 
 /* A __string field: a __data_loc (or __rel_loc) word giving offset and length in the record. */
-static int read_string(const struct tep_format_field *f, const struct tep_record *rec,
-		       char *out, size_t outlen)
+static int read_string(const struct tep_format_field *f, const struct tep_record *rec, char *out,
+		       size_t outlen)
 {
 	uint64_t loc, off, len;
 

@@ -20,8 +20,8 @@
 struct ftrace_iommu_event {
 	const char *system;
 	const char *name;
-	uint32_t kind;		/* enum it_event_kind */
-	bool np;		/* cache_tag_flush_range_np */
+	uint32_t kind; /* enum it_event_kind */
+	bool np; /* cache_tag_flush_range_np */
 };
 
 /* Every ftrace event we convert, in the order of enum it_tracepoint (bpf/probe_slots.h). */
@@ -40,10 +40,10 @@ const struct ftrace_iommu_event *ftrace_iommu_event_find(const char *system, con
 
 /* What an import or capture saw. */
 struct ftrace_stats {
-	uint64_t events[IT_EV_KIND_MAX];	/* converted, per enum it_event_kind */
-	uint64_t skipped;			/* well-formed events that are not IOMMU ones */
-	uint64_t malformed;			/* lines or records that could not be decoded */
-	uint64_t lost;				/* events the source says were lost */
+	uint64_t events[IT_EV_KIND_MAX]; /* converted, per enum it_event_kind */
+	uint64_t skipped; /* well-formed events that are not IOMMU ones */
+	uint64_t malformed; /* lines or records that could not be decoded */
+	uint64_t lost; /* events the source says were lost */
 };
 
 uint64_t ftrace_stats_total(const struct ftrace_stats *st);
@@ -84,8 +84,7 @@ struct tep_events *tep_events_new(struct tep_handle *tep);
  * Return: 1: *@out holds the record; 0: the record is not an IOMMU event; -1: it is one, but its
  * fields lie outside the record or are missing (malformed).
  */
-int tep_events_convert(const struct tep_events *te, struct tep_record *rec,
-		       struct it_event *out);
+int tep_events_convert(const struct tep_events *te, struct tep_record *rec, struct it_event *out);
 /**
  * tep_events_known() - How many of the table's events the handle has.
  */

@@ -8,10 +8,10 @@
 
 struct traced_command {
 	pid_t pid;
-	int go_fd;		/* write end: a byte releases the child */
-	int exec_err_fd;	/* read end: errno if exec failed, EOF once it succeeded */
+	int go_fd; /* write end: a byte releases the child */
+	int exec_err_fd; /* read end: errno if exec failed, EOF once it succeeded */
 	bool exited;
-	int status;		/* wait status once exited */
+	int status; /* wait status once exited */
 };
 
 /**

@@ -31,13 +31,13 @@ struct cpu_reader {
 	uint32_t cpu;
 	struct kbuffer *kbuf;
 	void *subbuf;
-	bool loaded;			/* subbuf may hold records not read yet */
-	bool has_rec;			/* rec is the oldest unread record of this CPU */
+	bool loaded; /* subbuf may hold records not read yet */
+	bool has_rec; /* rec is the oldest unread record of this CPU */
 	struct tep_record rec;
 };
 
 struct task_info {
-	uint32_t tid;			/* 0: empty slot */
+	uint32_t tid; /* 0: empty slot */
 	uint32_t tgid;
 	char comm[IT_COMM_LEN];
 };
@@ -47,7 +47,7 @@ struct tracefs_capture {
 	struct tracefs_instance *instance;
 	struct tep_handle *tep;
 	struct tep_events *events;
-	bool *enabled;			/* per ftrace_iommu_events entry */
+	bool *enabled; /* per ftrace_iommu_events entry */
 	struct cpu_reader *readers;
 	struct pollfd *pfds;
 	size_t nreaders;
@@ -86,7 +86,8 @@ static void remove_stale_instances(void)
 		inst = tracefs_instance_alloc(NULL, names[i]);
 		if (inst && tracefs_instance_destroy(inst) == 0)
 			log_info("removed tracefs instance %s, left by a process that no longer "
-				 "runs", names[i]);
+				 "runs",
+				 names[i]);
 		else
 			log_debug("tracefs instance %s (stale) could not be removed: %s", names[i],
 				  strerror(errno));
@@ -179,7 +180,8 @@ static int enable_events(struct tracefs_capture *c, char *err, size_t errlen)
 		log_debug("tracefs: enabled %s:%s", ev->system, ev->name);
 	}
 	if (!tracefs_capture_has_event(c, "iommu:map")) {
-		snprintf(err, errlen, "this kernel has no iommu:map tracepoint (no "
+		snprintf(err, errlen,
+			 "this kernel has no iommu:map tracepoint (no "
 			 "events/iommu/map in tracefs)");
 		return -1;
 	}
@@ -197,7 +199,8 @@ struct tracefs_capture *tracefs_capture_start(char *err, size_t errlen)
 		return NULL;
 	}
 	if (!dir) {
-		snprintf(err, errlen, "tracefs is not mounted and could not be mounted on "
+		snprintf(err, errlen,
+			 "tracefs is not mounted and could not be mounted on "
 			 "/sys/kernel/tracing (needs root)");
 		goto fail;
 	}
@@ -257,8 +260,8 @@ void tracefs_capture_stop(struct tracefs_capture *c)
 		/* the reader files are closed: nothing of ours keeps the instance busy */
 		if (tracefs_instance_destroy(c->instance) < 0)
 			log_warn("could not remove tracefs instance %s: %s; remove it with "
-				 "'rmdir %s/instances/%s'", c->name, strerror(errno),
-				 tracefs_tracing_dir(), c->name);
+				 "'rmdir %s/instances/%s'",
+				 c->name, strerror(errno), tracefs_tracing_dir(), c->name);
 		tracefs_instance_free(c->instance);
 	}
 	tep_events_free(c->events);
@@ -325,7 +328,9 @@ static int next_record(struct tracefs_capture *c, struct cpu_reader *r)
 			data = kbuffer_read_event(r->kbuf, &ts);
 			if (data) {
 				r->rec = (struct tep_record){
-					.ts = ts, .data = data, .cpu = (int)r->cpu,
+					.ts = ts,
+					.data = data,
+					.cpu = (int)r->cpu,
 					.size = kbuffer_event_size(r->kbuf),
 					.record_size = kbuffer_curr_size(r->kbuf),
 				};

@@ -33,18 +33,18 @@ static int check(int ordinal, bool vmm, uint64_t size)
 	struct cuda_export c = CUDA_EXPORT_INIT;
 	off_t end;
 
-	printf("%s export of %llu bytes from CUDA device %d:\n", vmm ? "cuMemCreate (vmm)" :
-	       "cuMemAlloc", (unsigned long long)size, ordinal);
+	printf("%s export of %llu bytes from CUDA device %d:\n",
+	       vmm ? "cuMemCreate (vmm)" : "cuMemAlloc", (unsigned long long)size, ordinal);
 	if (cuda_export_create(&c, ordinal, vmm, size)) {
 		printf("    FAILED (the line above says why)\n");
 		return -1;
 	}
 	end = lseek(c.fd, 0, SEEK_END);
 	printf("    %s at %s: fd %d, dptr %#llx, size %llu, alloc_size %llu, granularity %llu, "
-	       "pcie_mapping %s, SEEK_END %lld\n", c.name, c.bdf, c.fd, (unsigned long long)c.dptr,
-	       (unsigned long long)c.size, (unsigned long long)c.alloc_size,
-	       (unsigned long long)c.granularity, c.pcie_mapping ? "yes" : "no (flags 0)",
-	       (long long)end);
+	       "pcie_mapping %s, SEEK_END %lld\n",
+	       c.name, c.bdf, c.fd, (unsigned long long)c.dptr, (unsigned long long)c.size,
+	       (unsigned long long)c.alloc_size, (unsigned long long)c.granularity,
+	       c.pcie_mapping ? "yes" : "no (flags 0)", (long long)end);
 	print_fdinfo(c.fd);
 	cuda_export_destroy(&c);
 	cuda_export_destroy(&c);
@@ -65,8 +65,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s ORDINAL SIZE\n", argv[0]);
 		return 2;
 	}
-	setvbuf(stdout, NULL, _IOLBF, 0);	/* in order with the log lines on stderr */
-	log_verbose = 1;	/* shows the fallback when the driver refuses the PCIe flag */
+	setvbuf(stdout, NULL, _IOLBF, 0); /* in order with the log lines on stderr */
+	log_verbose = 1; /* shows the fallback when the driver refuses the PCIe flag */
 	bad = check(atoi(argv[1]), false, size);
 	bad |= check(atoi(argv[1]), true, size);
 	return bad ? 1 : 0;

@@ -49,10 +49,14 @@ static struct fixture *load_plan(struct fixture *f, const struct bpf_capture_opt
 		fail_msg("load failed: %s", err);
 	f->db = itdb_open(":memory:", ITDB_CREATE, &it_recorded_schema, err, sizeof(err));
 	assert_non_null(f->db);
-	assert_int_equal(itdb_session_begin(f->db, &(struct itdb_session_info){
-		.kind = "record", .capture = "bpf" }, &f->sid), 0);
-	f->w = event_writer_new(f->db, f->sid, &(struct event_writer_opts){
-		.probe_name = probe_plan_name, .probe_name_ctx = &f->plan });
+	assert_int_equal(itdb_session_begin(f->db,
+					    &(struct itdb_session_info){ .kind = "record",
+									 .capture = "bpf" },
+					    &f->sid),
+			 0);
+	f->w = event_writer_new(f->db, f->sid,
+				&(struct event_writer_opts){ .probe_name = probe_plan_name,
+							     .probe_name_ctx = &f->plan });
 	assert_non_null(f->w);
 	return f;
 }
@@ -70,7 +74,8 @@ static struct fixture *load_plan_with(const struct probe_plan_opts *plan_opts,
 static struct fixture *load_with(const struct bpf_capture_opts *opts)
 {
 	return load_plan_with(&(struct probe_plan_opts){ .raw_tp_only = true,
-			      .no_functions = true }, opts);
+							 .no_functions = true },
+			      opts);
 }
 
 static struct fixture *load(size_t ringbuf)
@@ -132,14 +137,16 @@ static void map_and_unmap_rows(void **state)
 	drain(f);
 	snprintf(expect, sizeof(expect), "%d|%ld|NULL|NULL|1073741824|309495595008|1073741824;",
 		 getpid(), (long)syscall(SYS_gettid));
-	assert_string_equal(sql_rows(f->db, "SELECT pid, tid, domain_ptr, domain_source, iova, paddr,"
-				 " size_bytes FROM maps"), expect);
+	assert_string_equal(sql_rows(f->db,
+				     "SELECT pid, tid, domain_ptr, domain_source, iova, paddr,"
+				     " size_bytes FROM maps"),
+			    expect);
 	assert_string_equal(sql_rows(f->db, "SELECT iova, size_bytes, unmapped_bytes FROM unmaps"),
 			    "1073741824|1073741824|1073741824;");
 	/* nothing observed the driver here: the leaf rule's pages are stored as derived, for the
 	 * map and for the unmap that took the live mapping away */
 	assert_string_equal(sql_rows(f->db, "SELECT op, pgsize_bytes, pgcount, source"
-				     " FROM driver_maps ORDER BY op"),
+					    " FROM driver_maps ORDER BY op"),
 			    "map|2097152|512|derived;unmap|2097152|512|derived;");
 	/* the comm is this test binary's, the timestamp CLOCK_MONOTONIC-like (non-zero) */
 	assert_string_equal(sql_rows(f->db, "SELECT comm, ts_ns > 0 FROM maps"),
@@ -162,7 +169,7 @@ static void *fire_from_named_thread(void *arg)
 
 	t->tid = syscall(SYS_gettid);
 	t->rc = prctl(PR_SET_NAME, "itrace-worker-1") ? -1 :
-		bpf_prog_test_run_opts(t->prog_fd, &opts);
+							bpf_prog_test_run_opts(t->prog_fd, &opts);
 	return NULL;
 }
 
@@ -170,7 +177,8 @@ static void *fire_from_named_thread(void *arg)
 static long fire_from_other_thread(struct fixture *f, const char *prog, const uint64_t *args,
 				   size_t nargs)
 {
-	struct named_thread t = { .prog_fd = bpf_capture_prog_fd(f->cap, prog), .args = args,
+	struct named_thread t = { .prog_fd = bpf_capture_prog_fd(f->cap, prog),
+				  .args = args,
 				  .nargs = nargs };
 	pthread_t thread;
 
@@ -187,8 +195,8 @@ static long fire_from_other_thread(struct fixture *f, const char *prog, const ui
 static void record_names_its_thread(void **state)
 {
 	struct fixture *f = *state;
-	long tid = fire_from_other_thread(f, "raw_map", (const uint64_t[]){ 0x1000, 0x2000, 4096 },
-					  3);
+	long tid =
+		fire_from_other_thread(f, "raw_map", (const uint64_t[]){ 0x1000, 0x2000, 4096 }, 3);
 	char expect[128];
 
 	drain(f);
@@ -220,7 +228,7 @@ static void records_take_domain_of_current_call(void **state)
 	fire(f, "raw_map", map_args, 3);
 	drain(f);
 	assert_string_equal(sql_rows(f->db, "SELECT domain, domain_source, iova_hex, paddr_hex,"
-				     " size_bytes FROM maps_view"),
+					    " size_bytes FROM maps_view"),
 			    "0xffff888123456000|call|0x80000000|0x100000000|4096;"
 			    "0xffff888123456000|call|0x80000000|0x100000000|4096;");
 	assert_string_equal(sql_rows(f->db, "SELECT domain, domain_source FROM unmaps_view"),
@@ -245,13 +253,15 @@ static void device_fault_and_flush_rows(void **state)
 	fire(f, "raw_cache_tag_flush_range", flush, 6);
 	fire(f, "raw_cache_tag_flush_range_np", flush, 6);
 	drain(f);
-	assert_string_equal(sql_rows(f->db, "SELECT event, device, group_id, domain_ptr FROM attaches"
-				 " ORDER BY ts_ns"),
+	assert_string_equal(sql_rows(f->db,
+				     "SELECT event, device, group_id, domain_ptr FROM attaches"
+				     " ORDER BY ts_ns"),
 			    "attach|NULL|NULL|NULL;group_add|NULL|7|NULL;group_remove|NULL|7|NULL;");
 	assert_string_equal(sql_rows(f->db, "SELECT device, iova, flags FROM faults"),
 			    "NULL|233492480|2;");
-	assert_string_equal(sql_rows(f->db, "SELECT event, domain_id, descriptor_type, addr, mask,"
-				 " start_addr, end_addr, pages FROM flushes ORDER BY ts_ns"),
+	assert_string_equal(sql_rows(f->db,
+				     "SELECT event, domain_id, descriptor_type, addr, mask,"
+				     " start_addr, end_addr, pages FROM flushes ORDER BY ts_ns"),
 			    "qi_submit|5|iotlb|1073741824|9|NULL|NULL|NULL;"
 			    "cache_tag_flush_range|0|NULL|4096|0|4096|8191|1;"
 			    "cache_tag_flush_range_np|0|NULL|4096|0|4096|8191|1;");
@@ -289,9 +299,10 @@ static void flush(struct fixture *f, uint64_t flush_ns)
  * one up; a call seeded all the same gives the record no domain. */
 static void tracepoints_only_looks_up_no_call(void **state)
 {
-	struct fixture *f = load_plan_with(&(struct probe_plan_opts){ .raw_tp_only = true,
-					   .iommu_tracepoints_only = true },
-					   &(struct bpf_capture_opts){ 0 });
+	struct fixture *f =
+		load_plan_with(&(struct probe_plan_opts){ .raw_tp_only = true,
+							  .iommu_tracepoints_only = true },
+			       &(struct bpf_capture_opts){ 0 });
 	const uint64_t map_args[] = { 0x80000000, 0x100000000ull, 4096 };
 
 	*state = f;
@@ -313,17 +324,26 @@ static struct fixture *load_driver_domains(const struct bpf_capture_opts *opts)
 	struct fixture *f = calloc(1, sizeof(*f));
 	char err[256];
 
-	assert_int_equal(probe_plan_build(&f->plan, &(struct probe_plan_opts){
-		.raw_tp_only = true, .no_functions = true }, err, sizeof(err)), 0);
+	assert_int_equal(probe_plan_build(&f->plan,
+					  &(struct probe_plan_opts){ .raw_tp_only = true,
+								     .no_functions = true },
+					  err, sizeof(err)),
+			 0);
 	f->plan.iommu_vendors = 1u << IOMMU_VENDOR_INTEL;
 	f->plan.probes[f->plan.count++] = (struct probe){ .role = ROLE_DRIVER_MAP,
-		.target = "intel_iommu_map_pages", .vendors = 1u << IOMMU_VENDOR_INTEL,
-		.in_kernel = true, .mech = MECH_KPROBE, .optional = true };
+							  .target = "intel_iommu_map_pages",
+							  .vendors = 1u << IOMMU_VENDOR_INTEL,
+							  .in_kernel = true,
+							  .mech = MECH_KPROBE,
+							  .optional = true };
 	f->plan.probes[f->plan.count++] = (struct probe){ .role = ROLE_DRIVER_UNMAP,
-		.target = "intel_iommu_unmap_pages", .vendors = 1u << IOMMU_VENDOR_INTEL,
-		.in_kernel = true, .mech = MECH_KPROBE, .optional = true };
-	assert_int_equal(probe_plan_driver_domains(&f->plan), 1u << IT_CALL_MAP |
-			 1u << IT_CALL_UNMAP);
+							  .target = "intel_iommu_unmap_pages",
+							  .vendors = 1u << IOMMU_VENDOR_INTEL,
+							  .in_kernel = true,
+							  .mech = MECH_KPROBE,
+							  .optional = true };
+	assert_int_equal(probe_plan_driver_domains(&f->plan),
+			 1u << IT_CALL_MAP | 1u << IT_CALL_UNMAP);
 	return load_plan(f, opts);
 }
 
@@ -338,7 +358,8 @@ static void enter_driver_call(struct fixture *f, uint32_t call, uint64_t domain,
 	assert_true(fd >= 0);
 	assert_non_null(calls);
 	for (int cpu = 0; cpu < ncpus; cpu++)
-		calls[cpu] = (struct it_driver_call){ .domain = domain, .iova = iova,
+		calls[cpu] = (struct it_driver_call){ .domain = domain,
+						      .iova = iova,
 						      .tid = (uint32_t)syscall(SYS_gettid) };
 	assert_int_equal(bpf_map_update_elem(fd, &call, calls, BPF_ANY), 0);
 	free(calls);
@@ -373,19 +394,20 @@ static void driver_call_gives_domain_inside_range(void **state)
 	fire(f, "raw_unmap", unmap, 3);
 	drain(f);
 	assert_string_equal(sql_rows(f->db, "SELECT domain, domain_source FROM maps_view"
-				     " ORDER BY map_id"),
+					    " ORDER BY map_id"),
 			    DOM "|driver;NULL|NULL;NULL|NULL;0xffff888100000a00|call;"
-			    "NULL|NULL;" DOM "|driver;");
+				"NULL|NULL;" DOM "|driver;");
 	assert_string_equal(sql_rows(f->db, "SELECT domain, domain_source FROM unmaps_view"
-				     " ORDER BY unmap_id"), DOM "|driver;NULL|NULL;");
+					    " ORDER BY unmap_id"),
+			    DOM "|driver;NULL|NULL;");
 }
 
 /* The same in the aggregate mode: a counted map or unmap is counted in the domain of its driver
  * call, a map whose driver call lies elsewhere in no domain. */
 static void aggregate_mode_counts_in_driver_call_domain(void **state)
 {
-	struct fixture *f = load_driver_domains(&(struct bpf_capture_opts){
-		.mode = CAPTURE_AGGREGATE });
+	struct fixture *f =
+		load_driver_domains(&(struct bpf_capture_opts){ .mode = CAPTURE_AGGREGATE });
 	const uint64_t map[] = { 0x80000000, 0x100000000ull, 0x4000 };
 	const uint64_t unmap[] = { 0x80000000, 0x4000, 0x4000 };
 
@@ -398,7 +420,8 @@ static void aggregate_mode_counts_in_driver_call_domain(void **state)
 	fire(f, "raw_unmap", unmap, 3);
 	drain(f);
 	flush(f, 1000);
-	assert_string_equal(sql_rows(f->db, "SELECT domain, op, count, bytes FROM map_aggregates_view"
+	assert_string_equal(sql_rows(f->db,
+				     "SELECT domain, op, count, bytes FROM map_aggregates_view"
 				     " ORDER BY op, domain"),
 			    "NULL|map|1|16384;" DOM "|map|1|16384;" DOM "|unmap|1|16384;");
 }
@@ -431,8 +454,11 @@ static void hold_driver_calls(struct fixture *f, uint32_t call, uint64_t domain,
 	assert_true(fd >= 0 && n <= IT_PENDING_DRIVER_CALLS);
 	assert_non_null(calls);
 	for (int cpu = 0; cpu < ncpus; cpu++) {
-		calls[cpu] = (struct it_driver_call){ .domain = domain, .iova = chunks[n - 1].iova,
-						      .tid = tid, .npending = n, .busy = busy };
+		calls[cpu] = (struct it_driver_call){ .domain = domain,
+						      .iova = chunks[n - 1].iova,
+						      .tid = tid,
+						      .npending = n,
+						      .busy = busy };
 		memcpy(calls[cpu].pending, chunks, n * sizeof(*chunks));
 	}
 	assert_int_equal(bpf_map_update_elem(fd, &call, calls, BPF_ANY), 0);
@@ -449,7 +475,8 @@ static uint32_t held_driver_calls_on(struct fixture *f, uint32_t call, int cpu)
 	assert_non_null(calls);
 	assert_true(cpu >= 0 && cpu < ncpus);
 	assert_int_equal(bpf_map_lookup_elem(bpf_capture_map_fd(f->cap, "driver_calls"), &call,
-					     calls), 0);
+					     calls),
+			 0);
 	n = calls[cpu].npending;
 	free(calls);
 	return n;
@@ -469,8 +496,8 @@ static uint32_t held_driver_calls(struct fixture *f, uint32_t call)
  * are derived on top of the counted ones; one nested in a hold or let-go leaves what is held. */
 static void threshold_mode_releases_held_driver_calls(void **state)
 {
-	struct fixture *f = load_driver_domains(&(struct bpf_capture_opts){
-		.mode = CAPTURE_THRESHOLD, .threshold_bytes = 65536 });
+	struct fixture *f = load_driver_domains(
+		&(struct bpf_capture_opts){ .mode = CAPTURE_THRESHOLD, .threshold_bytes = 65536 });
 	uint32_t tid = (uint32_t)syscall(SYS_gettid);
 	const struct it_driver_chunk big[] = {
 		{ .iova = 0x80200000, .paddr = 0x100200000ull, .pgsize = 4096, .pgcount = 1 },
@@ -526,26 +553,27 @@ static void threshold_mode_releases_held_driver_calls(void **state)
 	drain(f);
 	flush(f, 1000);
 	assert_string_equal(sql_rows(f->db, "SELECT map_id, domain, domain_source, iova_hex"
-				     " FROM maps_view ORDER BY map_id"),
+					    " FROM maps_view ORDER BY map_id"),
 			    "1|" DOM "|driver|0x80200000;2|" DOM "|driver|0x80400000;"
 			    "3|NULL|NULL|0x80200000;4|NULL|NULL|0x80200000;"
 			    "5|" DOM "|driver|0x80200000;");
 	/* no pages derived for maps 3 and 4, whose driver calls were counted; map 5's held call
 	 * stayed held (nested), so its pages are derived */
 	assert_string_equal(sql_rows(f->db, "SELECT op, map_id, unmap_id, iova, pgsize_bytes,"
-				     " pgcount, source FROM driver_maps ORDER BY rowid"),
+					    " pgcount, source FROM driver_maps ORDER BY rowid"),
 			    "map|1|NULL|2149580800|4096|1|observed;"
 			    "map|1|NULL|2149584896|4096|15|observed;"
 			    "map|2|NULL|2151677952|65536|1|observed;"
 			    "unmap|NULL|1|2151677952|4096|1|observed;"
 			    "map|5|NULL|2149580800|4096|16|derived;");
-	assert_string_equal(sql_rows(f->db, "SELECT domain, op, call_size_class, pgsize_bytes,"
+	assert_string_equal(sql_rows(f->db,
+				     "SELECT domain, op, call_size_class, pgsize_bytes,"
 				     " align_log2, count, bytes, pages FROM map_aggregates_view"
 				     " ORDER BY op, size_log2, align_log2"),
-			    DOM "|driver_map|4 KiB|4096|12|1|4096|1;"
-			    DOM "|driver_map|4 KiB|4096|28|1|4096|1;"
-			    DOM "|driver_map|8 KiB|4096|28|1|8192|2;"
-			    DOM "|map|4 KiB|0|12|1|4096|0;");
+			    DOM "|driver_map|4 KiB|4096|12|1|4096|1;" DOM
+				"|driver_map|4 KiB|4096|28|1|4096|1;" DOM
+				"|driver_map|8 KiB|4096|28|1|8192|2;" DOM
+				"|map|4 KiB|0|12|1|4096|0;");
 }
 
 /* A threshold capture (64 KiB) as its end finds it: on every CPU a 4 KiB map driver call and a
@@ -558,8 +586,8 @@ static struct fixture *load_held_at_the_end(void)
 	static const struct it_driver_chunk unmap[] = {
 		{ .iova = 0x80008000, .pgsize = 4096, .pgcount = 2 },
 	};
-	struct fixture *f = load_driver_domains(&(struct bpf_capture_opts){
-		.mode = CAPTURE_THRESHOLD, .threshold_bytes = 65536 });
+	struct fixture *f = load_driver_domains(
+		&(struct bpf_capture_opts){ .mode = CAPTURE_THRESHOLD, .threshold_bytes = 65536 });
 
 	set_held_calls(f, 1u << IT_CALL_MAP | 1u << IT_CALL_UNMAP);
 	hold_driver_calls(f, IT_CALL_MAP, 0xffff888123456000ull, 1, map, 1, 0);
@@ -578,7 +606,7 @@ static void threshold_mode_counts_calls_held_at_the_end(void **state)
 	 * (release_held_driver_calls_of loaded), else its entries stay as seeded, said uncounted */
 	int online = (int)sysconf(_SC_NPROCESSORS_ONLN), possible = libbpf_num_possible_cpus();
 	int ncpus = bpf_capture_prog_fd(f->cap, "release_held_driver_calls_of") >= 0 ? possible :
-		    online;
+										       online;
 	uint64_t uncounted, held;
 
 	*state = f;
@@ -598,11 +626,12 @@ static void threshold_mode_counts_calls_held_at_the_end(void **state)
 	drain(f);
 	flush(f, 1000);
 	/* every CPU let go counted its own */
-	snprintf(expect, sizeof(expect), DOM "|driver_map|4096|%d|%d|%d;"
-		 DOM "|driver_unmap|4096|%d|%d|%d;", ncpus, ncpus * 4096, ncpus, ncpus,
-		 ncpus * 8192, ncpus * 2);
+	snprintf(expect, sizeof(expect),
+		 DOM "|driver_map|4096|%d|%d|%d;" DOM "|driver_unmap|4096|%d|%d|%d;", ncpus,
+		 ncpus * 4096, ncpus, ncpus, ncpus * 8192, ncpus * 2);
 	assert_string_equal(sql_rows(f->db, "SELECT domain, op, pgsize_bytes, count, bytes, pages"
-				     " FROM map_aggregates_view ORDER BY op"), expect);
+					    " FROM map_aggregates_view ORDER BY op"),
+			    expect);
 }
 
 /* A CPU taken offline during the capture cannot run the release; where the kernel has
@@ -636,7 +665,7 @@ static void threshold_mode_counts_calls_held_on_another_cpu(void **state)
 	drain(f);
 	flush(f, 1000);
 	assert_string_equal(sql_rows(f->db, "SELECT domain, op, pgsize_bytes, count, bytes, pages"
-				     " FROM map_aggregates_view ORDER BY op"),
+					    " FROM map_aggregates_view ORDER BY op"),
 			    DOM "|driver_map|4096|1|4096|1;" DOM "|driver_unmap|4096|1|8192|2;");
 }
 
@@ -646,8 +675,8 @@ static void threshold_mode_counts_calls_held_on_another_cpu(void **state)
  * attach events stay rows. */
 static void threshold_mode_rows_and_counts(void **state)
 {
-	struct fixture *f = load_with(&(struct bpf_capture_opts){
-		.mode = CAPTURE_THRESHOLD, .threshold_bytes = 65536 });
+	struct fixture *f = load_with(
+		&(struct bpf_capture_opts){ .mode = CAPTURE_THRESHOLD, .threshold_bytes = 65536 });
 	const uint64_t small_map[] = { 0x80001000, 0x100002000ull, 4096 };
 	const uint64_t odd_map[] = { 0x80010000, 0x100010000ull, 12288 };
 	const uint64_t big_map[] = { 0x80200000, 0x100200000ull, 65536 };
@@ -679,20 +708,19 @@ static void threshold_mode_rows_and_counts(void **state)
 	assert_string_equal(sql_rows(f->db, "SELECT domain, size_bytes FROM maps_view"),
 			    DOM "|65536;");
 	assert_string_equal(sql_rows(f->db, "SELECT domain, size_bytes, unmapped_bytes"
-				     " FROM unmaps_view ORDER BY unmap_id"),
+					    " FROM unmaps_view ORDER BY unmap_id"),
 			    DOM "|65536|65536;" DOM "|4096|65536;");
 	assert_string_equal(sql_rows(f->db, "SELECT event, pages FROM flushes"),
 			    "cache_tag_flush_range|256;");
 	assert_string_equal(sql_rows(f->db, "SELECT event FROM attaches"), "attach;");
-	assert_string_equal(sql_rows(f->db, "SELECT DISTINCT flush_ns FROM map_aggregates"), "1000;");
+	assert_string_equal(sql_rows(f->db, "SELECT DISTINCT flush_ns FROM map_aggregates"),
+			    "1000;");
 	assert_string_equal(sql_rows(f->db, "SELECT domain, op, call_size_class, pgsize_bytes,"
-				     " align_log2, count, bytes, pages"
-				     " FROM map_aggregates_view ORDER BY op, size_log2"),
-			    "NULL|cache_tag_flush|4 KiB|0|12|1|4096|1;"
-			    DOM "|map|4 KiB|0|12|3|12288|0;"
-			    DOM "|map|8 KiB|0|16|1|12288|0;"
-			    "NULL|qi_submit|NULL|0|0|1|0|0;"
-			    DOM "|unmap|4 KiB|0|12|2|8192|0;");
+					    " align_log2, count, bytes, pages"
+					    " FROM map_aggregates_view ORDER BY op, size_log2"),
+			    "NULL|cache_tag_flush|4 KiB|0|12|1|4096|1;" DOM
+			    "|map|4 KiB|0|12|3|12288|0;" DOM "|map|8 KiB|0|16|1|12288|0;"
+			    "NULL|qi_submit|NULL|0|0|1|0|0;" DOM "|unmap|4 KiB|0|12|2|8192|0;");
 }
 
 /* Aggregate mode: every map and unmap is counted, big or small, none is a row; counters are
@@ -719,7 +747,7 @@ static void aggregate_mode_counts_all_and_flushes_growth(void **state)
 	drain(f);
 	assert_string_equal(sql_rows(f->db, "SELECT COUNT(*) FROM maps"), "0;");
 	assert_string_equal(sql_rows(f->db, "SELECT flush_ns, size_log2, align_log2, count, bytes"
-				     " FROM map_aggregates ORDER BY flush_ns, size_log2"),
+					    " FROM map_aggregates ORDER BY flush_ns, size_log2"),
 			    "1|12|12|1|4096;1|30|21|1|1073741824;2|12|12|2|8192;");
 }
 
@@ -728,9 +756,11 @@ static void colliding_map_classes(struct it_agg_key *a, struct it_agg_key *b)
 {
 	for (uint32_t i = 0; i < 13 * 19; i++)
 		for (uint32_t j = i + 1; j < 13 * 19; j++) {
-			*a = (struct it_agg_key){ .op = IT_EV_MAP, .size_log2 = 12 + i / 19,
+			*a = (struct it_agg_key){ .op = IT_EV_MAP,
+						  .size_log2 = 12 + i / 19,
 						  .align_log2 = 12 + i % 19 };
-			*b = (struct it_agg_key){ .op = IT_EV_MAP, .size_log2 = 12 + j / 19,
+			*b = (struct it_agg_key){ .op = IT_EV_MAP,
+						  .size_log2 = 12 + j / 19,
 						  .align_log2 = 12 + j % 19 };
 			if (it_agg_slot_of(a) == it_agg_slot_of(b))
 				return;
@@ -786,11 +816,12 @@ static void flushed_classes_count_in_their_slots(void **state)
 	assert_int_equal(aggregates_calls(agg), 15);
 	aggregates_free(agg);
 	free(percpu);
-	snprintf(expect, sizeof(expect), "%u|%u|7;%u|%u|8;", a.size_log2, a.align_log2,
-		 b.size_log2, b.align_log2);
+	snprintf(expect, sizeof(expect), "%u|%u|7;%u|%u|8;", a.size_log2, a.align_log2, b.size_log2,
+		 b.align_log2);
 	assert_string_equal(sql_rows(f->db, "SELECT size_log2, align_log2, SUM(count)"
-				     " FROM map_aggregates GROUP BY 1, 2"
-				     " ORDER BY MIN(flush_ns), SUM(count)"), expect);
+					    " FROM map_aggregates GROUP BY 1, 2"
+					    " ORDER BY MIN(flush_ns), SUM(count)"),
+			    expect);
 }
 
 static int count_overflow(uint32_t cpu, uint32_t kind, uint64_t lost, void *ctx)
@@ -807,8 +838,8 @@ static int count_overflow(uint32_t cpu, uint32_t kind, uint64_t lost, void *ctx)
  * are counted as lost, so that counted + lost is every call. */
 static void full_aggregates_count_overflow(void **state)
 {
-	struct fixture *f = load_with(&(struct bpf_capture_opts){ .mode = CAPTURE_AGGREGATE,
-								   .aggregate_entries = 2 });
+	struct fixture *f = load_with(
+		&(struct bpf_capture_opts){ .mode = CAPTURE_AGGREGATE, .aggregate_entries = 2 });
 	uint64_t args[] = { 0x1000, 0x2000, 4096 }, lost = 0;
 	struct aggregates *a;
 
@@ -938,15 +969,16 @@ static void replay_runs_the_handlers_on_the_storm(void **state)
 	fire(f, "replay_map_unmap", args, 2);
 	drain(f);
 	assert_int_equal(f->delivered, 4);
-	snprintf(expect, sizeof(expect), "%llu|%llu|4096;%llu|%llu|4096;",
-		 IT_REPLAY_IOVA(6ull), IT_REPLAY_PADDR(6ull), IT_REPLAY_IOVA(8ull),
-		 IT_REPLAY_PADDR(8ull));
-	assert_string_equal(sql_rows(f->db, "SELECT iova, paddr, size_bytes FROM maps ORDER BY map_id"),
+	snprintf(expect, sizeof(expect), "%llu|%llu|4096;%llu|%llu|4096;", IT_REPLAY_IOVA(6ull),
+		 IT_REPLAY_PADDR(6ull), IT_REPLAY_IOVA(8ull), IT_REPLAY_PADDR(8ull));
+	assert_string_equal(sql_rows(f->db,
+				     "SELECT iova, paddr, size_bytes FROM maps ORDER BY map_id"),
 			    expect);
 	snprintf(expect, sizeof(expect), "%llu|4096|4096;%llu|4096|4096;", IT_REPLAY_IOVA(7ull),
 		 IT_REPLAY_IOVA(9ull));
 	assert_string_equal(sql_rows(f->db, "SELECT iova, size_bytes, unmapped_bytes FROM unmaps"
-				     " ORDER BY unmap_id"), expect);
+					    " ORDER BY unmap_id"),
+			    expect);
 	fire(f, "replay_map_unmap", too_many, 2);
 	while (bpf_capture_poll(f->cap, 0, count_event, &f->delivered) > 0)
 		;
@@ -963,7 +995,8 @@ static void refused_program_is_left_out(void **state)
 	char err[256];
 
 	assert_int_equal(probe_plan_build(&plan, &(struct probe_plan_opts){ .no_functions = true },
-					  err, sizeof(err)), 0);
+					  err, sizeof(err)),
+			 0);
 	for (size_t i = 0; i < plan.count; i++)
 		if (plan.probes[i].mech == MECH_NONE)
 			p = &plan.probes[i];
@@ -985,7 +1018,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(map_and_unmap_rows, setup, teardown),
 		cmocka_unit_test_setup_teardown(record_names_its_thread, setup, teardown),
-		cmocka_unit_test_setup_teardown(records_take_domain_of_current_call, setup, teardown),
+		cmocka_unit_test_setup_teardown(records_take_domain_of_current_call, setup,
+						teardown),
 		cmocka_unit_test_teardown(tracepoints_only_looks_up_no_call, teardown),
 		cmocka_unit_test_setup_teardown(device_fault_and_flush_rows, setup, teardown),
 		cmocka_unit_test_teardown(full_ring_buffer_counts_every_loss, teardown),
@@ -996,7 +1030,8 @@ int main(void)
 		cmocka_unit_test_teardown(aggregate_mode_counts_in_driver_call_domain, teardown),
 		cmocka_unit_test_teardown(threshold_mode_releases_held_driver_calls, teardown),
 		cmocka_unit_test_teardown(threshold_mode_counts_calls_held_at_the_end, teardown),
-		cmocka_unit_test_teardown(threshold_mode_counts_calls_held_on_another_cpu, teardown),
+		cmocka_unit_test_teardown(threshold_mode_counts_calls_held_on_another_cpu,
+					  teardown),
 		cmocka_unit_test_teardown(aggregate_mode_counts_all_and_flushes_growth, teardown),
 		cmocka_unit_test_teardown(flushed_classes_count_in_their_slots, teardown),
 		cmocka_unit_test_teardown(full_aggregates_count_overflow, teardown),

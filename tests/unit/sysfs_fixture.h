@@ -25,8 +25,8 @@
 #define RES_EMPTY "0x0000000000000000 0x0000000000000000 0x0000000000000000\n"
 
 /* printf into a PATH_MAX buffer; a fixture path that does not fit aborts the test. */
-static inline __attribute__((format(printf, 2, 3)))
-void fixture_path(char out[PATH_MAX], const char *fmt, ...)
+static inline __attribute__((format(printf, 2, 3))) void fixture_path(char out[PATH_MAX],
+								      const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -203,19 +203,18 @@ static inline void fixture_qemu(const char *root)
 	fixture_symlink(root, "sys/class/iommu/dmar0", "../../devices/virtual/iommu/dmar0");
 
 	fixture_pci_device(root, "0000:00:04.0", "0x1b36\n", "0x0010\n", "0x010802\n", "-1\n",
-			   "0x00000000febd0000 0x00000000febd3fff 0x0000000000140204\n"
-			   RES_EMPTY RES_EMPTY RES_EMPTY RES_EMPTY RES_EMPTY RES_EMPTY RES_EMPTY
-			   RES_EMPTY RES_EMPTY RES_EMPTY RES_EMPTY RES_EMPTY);
+			   "0x00000000febd0000 0x00000000febd3fff 0x0000000000140204\n" RES_EMPTY
+				   RES_EMPTY RES_EMPTY RES_EMPTY RES_EMPTY RES_EMPTY RES_EMPTY
+					   RES_EMPTY RES_EMPTY RES_EMPTY RES_EMPTY RES_EMPTY);
 	fixture_pci_link(root, "0000:00:04.0", "driver", "../../../bus/pci/drivers/nvme");
 	fixture_pci_link(root, "0000:00:04.0", "iommu_group", "../../../kernel/iommu_groups/3");
 	fixture_pci_link(root, "0000:00:04.0", "iommu", "../../virtual/iommu/dmar0");
 
 	fixture_pci_device(root, "0000:00:05.0", "0x1af4\n", "0x1110\n", "0x050000\n", "0\n",
-			   "0x00000000febd4000 0x00000000febd40ff 0x0000000000040200\n"
-			   RES_EMPTY
-			   "0x0000000800000000 0x000000087fffffff 0x000000000014220c\n"
-			   RES_EMPTY RES_EMPTY RES_EMPTY RES_EMPTY RES_EMPTY RES_EMPTY RES_EMPTY
-			   RES_EMPTY RES_EMPTY RES_EMPTY);
+			   "0x00000000febd4000 0x00000000febd40ff 0x0000000000040200\n" RES_EMPTY
+			   "0x0000000800000000 0x000000087fffffff 0x000000000014220c\n" RES_EMPTY
+				   RES_EMPTY RES_EMPTY RES_EMPTY RES_EMPTY RES_EMPTY RES_EMPTY
+					   RES_EMPTY RES_EMPTY RES_EMPTY);
 	fixture_pci_link(root, "0000:00:05.0", "iommu_group", "../../../kernel/iommu_groups/4");
 	fixture_pci_link(root, "0000:00:05.0", "iommu", "../../virtual/iommu/dmar0");
 
@@ -225,8 +224,8 @@ static inline void fixture_qemu(const char *root)
 			   "0x000000000000c068 0x000000000000c06f 0x0000000000040101\n"
 			   "0x000000000000c084 0x000000000000c087 0x0000000000040101\n"
 			   "0x000000000000c040 0x000000000000c05f 0x0000000000040101\n"
-			   "0x00000000febd5000 0x00000000febd5fff 0x0000000000040200\n"
-			   RES_EMPTY RES_EMPTY RES_EMPTY RES_EMPTY RES_EMPTY RES_EMPTY RES_EMPTY);
+			   "0x00000000febd5000 0x00000000febd5fff 0x0000000000040200\n" RES_EMPTY
+				   RES_EMPTY RES_EMPTY RES_EMPTY RES_EMPTY RES_EMPTY RES_EMPTY);
 	fixture_pci_link(root, "0000:00:1f.2", "driver", "../../../bus/pci/drivers/ahci");
 	fixture_pci_link(root, "0000:00:1f.2", "iommu_group", "../../../kernel/iommu_groups/2");
 	fixture_pci_link(root, "0000:00:1f.2", "iommu", "../../virtual/iommu/dmar0");

@@ -18,10 +18,11 @@
 static struct agg_class class_of(uint32_t op, uint32_t size_log2, uint64_t count, uint64_t bytes,
 				 uint64_t pages)
 {
-	return (struct agg_class){
-		.key = { .domain = 0xffff888100000000ull, .op = op, .size_log2 = size_log2,
-			 .align_log2 = 12 },
-		.value = { .count = count, .bytes = bytes, .pages = pages } };
+	return (struct agg_class){ .key = { .domain = 0xffff888100000000ull,
+					    .op = op,
+					    .size_log2 = size_log2,
+					    .align_log2 = 12 },
+				   .value = { .count = count, .bytes = bytes, .pages = pages } };
 }
 
 static int print_growth(const struct agg_class *g, void *ctx)
@@ -63,10 +64,8 @@ static void delta_stores_growth_only(void **state)
 static void sort_sums_a_class_read_twice(void **state)
 {
 	struct agg_class classes[] = {
-		class_of(IT_EV_MAP, 12, 3, 12288, 0),
-		class_of(IT_EV_UNMAP, 12, 1, 4096, 0),
-		class_of(IT_EV_MAP, 21, 1, 2097152, 0),
-		class_of(IT_EV_MAP, 12, 5, 20480, 0),
+		class_of(IT_EV_MAP, 12, 3, 12288, 0),	class_of(IT_EV_UNMAP, 12, 1, 4096, 0),
+		class_of(IT_EV_MAP, 21, 1, 2097152, 0), class_of(IT_EV_MAP, 12, 5, 20480, 0),
 		class_of(IT_EV_UNMAP, 12, 2, 8192, 0),
 	};
 	struct agg_snapshot none = { NULL, 0 }, cur = { classes, 5 };
@@ -123,27 +122,39 @@ static void settings_and_view(void **state)
 
 	(void)state;
 	assert_non_null(db);
-	assert_int_equal(itdb_session_begin(db, &(struct itdb_session_info){
-		.kind = "record", .capture = "bpf" }, &sid), 0);
-	assert_int_equal(capture_settings_store(db, sid, &(struct bpf_capture_opts){
-		.mode = CAPTURE_THRESHOLD }, 1000000000), 0);
+	assert_int_equal(itdb_session_begin(db,
+					    &(struct itdb_session_info){ .kind = "record",
+									 .capture = "bpf" },
+					    &sid),
+			 0);
+	assert_int_equal(capture_settings_store(db, sid,
+						&(struct bpf_capture_opts){
+							.mode = CAPTURE_THRESHOLD },
+						1000000000),
+			 0);
 	assert_string_equal(sql_rows(db, "SELECT mode, threshold_bytes, flush_interval_ns,"
-				     " aggregate_entries FROM capture_settings"),
+					 " aggregate_entries FROM capture_settings"),
 			    "threshold|2097152|1000000000|4096;");
-	assert_int_equal(capture_settings_store(db, sid, &(struct bpf_capture_opts){
-		.mode = CAPTURE_PER_EVENT, .threshold_bytes = 4096 }, 1000000000), 0);
+	assert_int_equal(capture_settings_store(db, sid,
+						&(struct bpf_capture_opts){
+							.mode = CAPTURE_PER_EVENT,
+							.threshold_bytes = 4096 },
+						1000000000),
+			 0);
 	assert_string_equal(sql_rows(db, "SELECT mode, threshold_bytes, flush_interval_ns,"
-				     " aggregate_entries FROM capture_settings"),
+					 " aggregate_entries FROM capture_settings"),
 			    "per-event|NULL|NULL|NULL;");
-	assert_int_equal(itdb_exec(db, "INSERT INTO map_aggregates VALUES"
+	assert_int_equal(itdb_exec(db,
+				   "INSERT INTO map_aggregates VALUES"
 				   " (1, 10, 4096, 'map', 12, 0, 12, 3, 12288, 0),"
 				   " (1, 20, 4096, 'map', 12, 0, 12, 2, 8192, 0),"
 				   " (1, 20, NULL, 'qi_submit', 0, 0, 0, 5, 0, 0),"
 				   " (1, 20, 4096, 'driver_map', 21, 2097152, 21, 1, 2097152, 1)",
-				   "test"), 0);
+				   "test"),
+			 0);
 	assert_string_equal(sql_rows(db, "SELECT domain, op, call_size_min_bytes, call_size_class,"
-				     " pgsize_bytes, count, bytes, pages, flushes"
-				     " FROM map_aggregates_view ORDER BY op"),
+					 " pgsize_bytes, count, bytes, pages, flushes"
+					 " FROM map_aggregates_view ORDER BY op"),
 			    "0x1000|driver_map|2097152|2 MiB|2097152|1|2097152|1|1;"
 			    "0x1000|map|4096|4 KiB|0|5|20480|0|2;"
 			    "NULL|qi_submit|NULL|NULL|0|5|0|0|1;");
@@ -161,13 +172,17 @@ static void version_7_file_migrates(void **state)
 	snprintf(path, sizeof(path), "%s/v7.db", dir);
 	db = itdb_open(path, ITDB_CREATE, &it_recorded_schema, err, sizeof(err));
 	assert_non_null(db);
-	assert_int_equal(itdb_exec(db, "DROP VIEW map_aggregates_view; DROP TABLE map_aggregates;"
+	assert_int_equal(itdb_exec(db,
+				   "DROP VIEW map_aggregates_view; DROP TABLE map_aggregates;"
 				   " DROP TABLE capture_settings;"
-				   " UPDATE meta SET value = '7' WHERE key = 'schema_version'", "test"), 0);
+				   " UPDATE meta SET value = '7' WHERE key = 'schema_version'",
+				   "test"),
+			 0);
 	itdb_close(db);
 	db = itdb_open(path, ITDB_APPEND, &it_recorded_schema, err, sizeof(err));
 	assert_non_null(db);
-	assert_string_equal(sql_rows(db, "SELECT group_concat(name) FROM (SELECT name FROM"
+	assert_string_equal(sql_rows(db,
+				     "SELECT group_concat(name) FROM (SELECT name FROM"
 				     " sqlite_master WHERE name IN ('capture_settings', 'map_aggregates',"
 				     " 'map_aggregates_view') ORDER BY name)"),
 			    "capture_settings,map_aggregates,map_aggregates_view;");

@@ -42,7 +42,7 @@ static void runs_cover_the_buffer(void **state)
 		next += b.runs[i].size;
 	}
 	assert_int_equal(next, SIZE);
-	assert_int_equal(b.thp_bytes, 0);	/* huge pages refused */
+	assert_int_equal(b.thp_bytes, 0); /* huge pages refused */
 	assert_int_equal(b.hugetlb_bytes, 0);
 	backing_free(&b);
 	munmap(p, SIZE);
@@ -51,8 +51,8 @@ static void runs_cover_the_buffer(void **state)
 /* Whatever THP the kernel gave is whole 2 MiB pages, each physically contiguous and aligned. */
 static void thp_bytes_are_whole_huge_pages(void **state)
 {
-	void *raw = mmap(NULL, SIZE + LEAF_2M, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	void *raw = mmap(NULL, SIZE + LEAF_2M, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			 -1, 0);
 	void *p = (void *)(((uintptr_t)raw + LEAF_2M - 1) & ~(uintptr_t)(LEAF_2M - 1));
 	struct backing b;
 	uint64_t aligned = 0;
@@ -83,7 +83,7 @@ static void refuses_missing_and_unaligned(void **state)
 	assert_null(b.runs);
 	assert_int_equal(backing_read(p + 1, LEAF_4K, &b), -1);
 	assert_int_equal(backing_read(p, 100, &b), -1);
-	assert_int_equal(backing_read(p, 2 * LEAF_4K, &b), 0);	/* the pages still there */
+	assert_int_equal(backing_read(p, 2 * LEAF_4K, &b), 0); /* the pages still there */
 	backing_free(&b);
 	munmap(p, 4 * LEAF_4K);
 }

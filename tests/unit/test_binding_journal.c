@@ -140,7 +140,8 @@ static void written_entry_reads_back_and_no_temporary_file_stays(void **state)
 	assert_int_equal(binding_journal_write(&e), 0);
 	snprintf(want, sizeof(want),
 		 "bdf=" BDF "\ndriver=nvme\ndriver_override=nvme\nbound_to=vfio-pci\npid=%d\n"
-		 "pid_start_ticks=%llu\nboot_id=%s\n", (int)getpid(), e.pid_start_ticks, e.boot_id);
+		 "pid_start_ticks=%llu\nboot_id=%s\n",
+		 (int)getpid(), e.pid_start_ticks, e.boot_id);
 	read_raw(BDF, text, sizeof(text));
 	assert_string_equal(text, want);
 	files_in_bindings(files, sizeof(files));
@@ -205,10 +206,11 @@ static void malformed_entries_refused(void **state)
 	char valid[512], text[1024];
 	/* each a change to the valid entry: {what is replaced, by what} */
 	static const char *const edits[][2] = {
-		{ "bdf=" BDF "\n", "" },				/* a field missing */
-		{ "bdf=" BDF "\n", "bdf=0000:00:1f.6\n" },		/* another device's */
-		{ "bdf=" BDF "\n", "bdf=00:1f.7\n" },			/* not canonical */
-		{ "driver=nvme\ndriver_override=\n", "driver_override=\ndriver=nvme\n" }, /* order */
+		{ "bdf=" BDF "\n", "" }, /* a field missing */
+		{ "bdf=" BDF "\n", "bdf=0000:00:1f.6\n" }, /* another device's */
+		{ "bdf=" BDF "\n", "bdf=00:1f.7\n" }, /* not canonical */
+		{ "driver=nvme\ndriver_override=\n",
+		  "driver_override=\ndriver=nvme\n" }, /* order */
 		{ "driver=nvme\n", "driver=nv/me\n" },
 		{ "driver=nvme\n", "driver=nv me\n" },
 		{ "bound_to=vfio-pci\n", "bound_to=\n" },
@@ -217,16 +219,16 @@ static void malformed_entries_refused(void **state)
 		{ "pid=", "pid=x" },
 		{ "pid_start_ticks=", "pid_start_ticks=x" },
 		{ "boot_id=", "boot_id=x" },
-		{ "boot_id=", "boot_id=" OTHER_BOOT_ID },		/* two ids: too long */
-		{ "\nboot_id", "\nextra=1\nboot_id" },		/* an unknown field */
+		{ "boot_id=", "boot_id=" OTHER_BOOT_ID }, /* two ids: too long */
+		{ "\nboot_id", "\nextra=1\nboot_id" }, /* an unknown field */
 		{ "bound_to", "Bound_to" },
 	};
 
 	nvme_entry(&good);
 	snprintf(valid, sizeof(valid),
 		 "bdf=" BDF "\ndriver=nvme\ndriver_override=\nbound_to=vfio-pci\npid=%d\n"
-		 "pid_start_ticks=%llu\nboot_id=%s\n", (int)good.pid, good.pid_start_ticks,
-		 good.boot_id);
+		 "pid_start_ticks=%llu\nboot_id=%s\n",
+		 (int)good.pid, good.pid_start_ticks, good.boot_id);
 	write_raw(BDF, valid);
 	assert_int_equal(binding_journal_read(BDF, &e), 0);
 	for (size_t i = 0; i < sizeof(edits) / sizeof(edits[0]); i++) {
@@ -243,7 +245,8 @@ static void malformed_entries_refused(void **state)
 	/* pid 0 */
 	snprintf(text, sizeof(text),
 		 "bdf=" BDF "\ndriver=nvme\ndriver_override=\nbound_to=vfio-pci\npid=0\n"
-		 "pid_start_ticks=%llu\nboot_id=%s\n", good.pid_start_ticks, good.boot_id);
+		 "pid_start_ticks=%llu\nboot_id=%s\n",
+		 good.pid_start_ticks, good.boot_id);
 	write_raw(BDF, text);
 	assert_int_equal(binding_journal_read(BDF, &e), -1);
 	assert_int_equal(errno, EINVAL);
@@ -401,14 +404,16 @@ static void pid_start_of_a_process_that_does_not_run(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(paths_follow_the_run_dir, make_run_dir, remove_run_dir),
+		cmocka_unit_test_setup_teardown(paths_follow_the_run_dir, make_run_dir,
+						remove_run_dir),
 		cmocka_unit_test_setup_teardown(init_names_this_process_and_boot, make_run_dir,
 						remove_run_dir),
 		cmocka_unit_test_setup_teardown(written_entry_reads_back_and_no_temporary_file_stays,
 						make_run_dir, remove_run_dir),
 		cmocka_unit_test_setup_teardown(a_new_entry_replaces_the_old, make_run_dir,
 						remove_run_dir),
-		cmocka_unit_test_setup_teardown(removed_entry_is_gone, make_run_dir, remove_run_dir),
+		cmocka_unit_test_setup_teardown(removed_entry_is_gone, make_run_dir,
+						remove_run_dir),
 		cmocka_unit_test_setup_teardown(entries_listed_sorted_without_hidden_files,
 						make_run_dir, remove_run_dir),
 		cmocka_unit_test_setup_teardown(malformed_entries_refused, make_run_dir,
@@ -417,8 +422,8 @@ int main(void)
 						make_run_dir, remove_run_dir),
 		cmocka_unit_test_setup_teardown(unwritable_directory_fails, make_run_dir,
 						remove_run_dir),
-		cmocka_unit_test_setup_teardown(failed_rename_leaves_no_temporary_file, make_run_dir,
-						remove_run_dir),
+		cmocka_unit_test_setup_teardown(failed_rename_leaves_no_temporary_file,
+						make_run_dir, remove_run_dir),
 		cmocka_unit_test_setup_teardown(untrusted_folders_refused, make_run_dir,
 						remove_run_dir),
 		cmocka_unit_test_setup_teardown(owner_running_gone_or_other_boot, make_run_dir,

@@ -46,8 +46,9 @@ static void keeps_iommu_options_in_order(void **state)
 
 static void keeps_every_iommu_family(void **state)
 {
-	struct parsed p = parse("amd_iommu=off amd_iommu_dump amd_iommu_intr=legacy "
-				"intel_iommu_foo=1 iommu.passthrough=1 iommu.forcedac swiotlb=65536,force");
+	struct parsed p =
+		parse("amd_iommu=off amd_iommu_dump amd_iommu_intr=legacy "
+		      "intel_iommu_foo=1 iommu.passthrough=1 iommu.forcedac swiotlb=65536,force");
 
 	assert_int_equal(p.n, 7);
 	expect_option(&p, 0, "amd_iommu", "off");

@@ -70,7 +70,8 @@ static void refuses_sizes_before_loading_anything(void **state)
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		assert_int_equal(create_logged(&c, 0, i % 2, bad[i]), -1);
-		snprintf(expected, sizeof(expected), "iommutrace: error: a gpu buffer's size must "
+		snprintf(expected, sizeof(expected),
+			 "iommutrace: error: a gpu buffer's size must "
 			 "be a nonzero multiple of 4 KiB, not %llu bytes\n",
 			 (unsigned long long)bad[i]);
 		assert_string_equal(logged, expected);
@@ -90,9 +91,11 @@ static void refuses_what_this_machine_lacks(void **state)
 	int count = 0, rc;
 
 	if (!lib) {
-		snprintf(expected, sizeof(expected), "iommutrace: error: gpu buffers need the "
+		snprintf(expected, sizeof(expected),
+			 "iommutrace: error: gpu buffers need the "
 			 "NVIDIA driver's libcuda.so.1, which did not load (%s): install the "
-			 "NVIDIA driver\n", dlerror());
+			 "NVIDIA driver\n",
+			 dlerror());
 		assert_int_equal(create_logged(&c, 0, false, 2 * MIB), -1);
 		assert_string_equal(logged, expected);
 		assert_undone(&c);
@@ -112,8 +115,10 @@ static void refuses_what_this_machine_lacks(void **state)
 	if (rc) {
 		assert_non_null(strstr(logged, "iommutrace: error: cuInit: CUDA_ERROR_"));
 	} else {
-		snprintf(expected, sizeof(expected), "iommutrace: error: CUDA device 4096 does not "
-			 "exist: this machine has %d (0 to %d)\n", count, count - 1);
+		snprintf(expected, sizeof(expected),
+			 "iommutrace: error: CUDA device 4096 does not "
+			 "exist: this machine has %d (0 to %d)\n",
+			 count, count - 1);
 		assert_string_equal(logged, expected);
 	}
 	assert_undone(&c);
@@ -134,9 +139,9 @@ static void export_on_device_0(bool vmm)
 		fail_msg("exporting 2 MiB from CUDA device 0 failed: %s", logged);
 	}
 	print_message("CUDA device 0: %s at %s, %s export, fd %d, dptr %#llx, granularity %llu, "
-		      "pcie_mapping %d\n", c.name, c.bdf, vmm ? "vmm" : "cuMemAlloc", c.fd,
-		      (unsigned long long)c.dptr, (unsigned long long)c.granularity,
-		      c.pcie_mapping);
+		      "pcie_mapping %d\n",
+		      c.name, c.bdf, vmm ? "vmm" : "cuMemAlloc", c.fd, (unsigned long long)c.dptr,
+		      (unsigned long long)c.granularity, c.pcie_mapping);
 	assert_string_equal(logged, "");
 	assert_true(c.fd >= 0);
 	/* a dma-buf's size is where SEEK_END lands */

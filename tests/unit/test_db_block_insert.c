@@ -11,19 +11,22 @@
 #include "common/db_block_insert.h"
 #include "tests/sql_rows.h"
 
-static const struct db_block_table plain = {
-	"INSERT INTO t(session_id, a, b, c)", 3, false, "test: insert t" };
-static const struct db_block_table numbered = {
-	"INSERT OR FAIL INTO n(session_id, a)", 2, true, "test: insert n" };
+static const struct db_block_table plain = { "INSERT INTO t(session_id, a, b, c)", 3, false,
+					     "test: insert t" };
+static const struct db_block_table numbered = { "INSERT OR FAIL INTO n(session_id, a)", 2, true,
+						"test: insert n" };
 
 static sqlite3 *open_db(void)
 {
 	sqlite3 *db = NULL;
 
 	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db, "CREATE TABLE t(session_id INTEGER NOT NULL, a, b, c);"
+	assert_int_equal(sqlite3_exec(db,
+				      "CREATE TABLE t(session_id INTEGER NOT NULL, a, b, c);"
 				      "CREATE TABLE n(id INTEGER PRIMARY KEY, session_id INTEGER,"
-				      " a INTEGER NOT NULL)", NULL, NULL, NULL), SQLITE_OK);
+				      " a INTEGER NOT NULL)",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
 	return db;
 }
 
@@ -48,8 +51,8 @@ static void rows_in_order(void **state)
 	assert_string_equal(sql_rows(db, "SELECT COUNT(*) FROM t"), "64;");
 	assert_int_equal(db_block_flush(b), 0);
 	assert_string_equal(sql_rows(db, "SELECT COUNT(*), SUM(session_id = 7), SUM(a = rowid - 1),"
-				     " SUM(b = CASE a % 2 WHEN 1 THEN 'odd' ELSE 'even' END),"
-				     " SUM(c = a / 4.0), SUM(typeof(c) = 'real') FROM t"),
+					 " SUM(b = CASE a % 2 WHEN 1 THEN 'odd' ELSE 'even' END),"
+					 " SUM(c = a / 4.0), SUM(typeof(c) = 'real') FROM t"),
 			    "70|70|70|70|70|70;");
 	/* a flush with nothing waiting inserts nothing */
 	assert_int_equal(db_block_flush(b), 0);
@@ -86,7 +89,8 @@ static void changes_bound_again(void **state)
 		/* one buffer rewritten for every row of the last two rounds, longer in the last */
 		if (round >= 3) {
 			db_cell_text_len(&c[1], buffer,
-					 snprintf(buffer, sizeof(buffer), round == 3 ? "r3" : "r4x"),
+					 snprintf(buffer, sizeof(buffer),
+						  round == 3 ? "r3" : "r4x"),
 					 true);
 		} else {
 			db_cell_text(&c[1], round ? "" : NULL);
@@ -96,7 +100,7 @@ static void changes_bound_again(void **state)
 	}
 	assert_int_equal(db_block_flush(b), 0);
 	assert_string_equal(sql_rows(db, "SELECT quote(a), quote(b), quote(c), COUNT(*) FROM t"
-				     " GROUP BY (rowid - 1) / 32 ORDER BY rowid"),
+					 " GROUP BY (rowid - 1) / 32 ORDER BY rowid"),
 			    "NULL|NULL|NULL|32;0|NULL|1|32;0.0|NULL|NULL|32;'0'|'r3'|3|32;"
 			    "5|'r4x'|NULL|32;");
 	db_block_free(b);
@@ -123,7 +127,8 @@ static void assigned_ids_checked(void **state)
 	assert_int_equal(db_block_flush(b), 0);
 	assert_string_equal(sql_rows(db, "SELECT COUNT(*), SUM(a = id * 10) FROM n"), "40|40;");
 	assert_int_equal(sqlite3_exec(db, "INSERT INTO n(session_id, a) VALUES (2, 0)", NULL, NULL,
-				      NULL), SQLITE_OK);
+				      NULL),
+			 SQLITE_OK);
 	db_cell_int(&db_block_row(b)[0], id);
 	db_cell_int(&db_block_row(b)[1], 0);
 	assert_int_equal(db_block_row_done(b), 0);
@@ -152,8 +157,10 @@ static void failed_insert(void **state)
 	assert_int_equal(db_block_end(db_block_new(db, &numbered, 1), -1), -1);
 	db_block_free(b);
 	/* a table that does not exist: no block */
-	assert_null(db_block_new(db, &(struct db_block_table){ "INSERT INTO none(session_id, a)", 1,
-							       false, "test" }, 1));
+	assert_null(db_block_new(db,
+				 &(struct db_block_table){ "INSERT INTO none(session_id, a)", 1,
+							   false, "test" },
+				 1));
 	sqlite3_close(db);
 }
 

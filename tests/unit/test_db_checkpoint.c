@@ -98,8 +98,11 @@ static void checkpoints_come_every_32_mib_of_pages(void **state)
 	 * holding 16380 bytes each) and the schema's pages */
 	assert_in_range(bytes, 28 << 20, 32 << 20);
 	/* made again with 4 KiB pages, as an older iommutrace made it */
-	assert_int_equal(itdb_exec(db, "PRAGMA journal_mode = DELETE; PRAGMA page_size = 4096;"
-				   " VACUUM", "test"), 0);
+	assert_int_equal(itdb_exec(db,
+				   "PRAGMA journal_mode = DELETE; PRAGMA page_size = 4096;"
+				   " VACUUM",
+				   "test"),
+			 0);
 	assert_int_equal(itdb_close(db), 0);
 	db = itdb_open(f->path, ITDB_APPEND, &it_recorded_schema, err, sizeof(err));
 	assert_non_null(db);
@@ -120,7 +123,8 @@ static int writer_syncs, other_syncs;
 static int count_sync(void)
 {
 	__atomic_add_fetch(pthread_equal(pthread_self(), writer_thread) ? &writer_syncs :
-			   &other_syncs, 1, __ATOMIC_RELAXED);
+									  &other_syncs,
+			   1, __ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -195,8 +199,7 @@ static int commit_32_mib(const char *path, int background, off_t *wal_max)
 	sync_count_end();
 	db = itdb_open(path, ITDB_READ, NULL, err, sizeof(err));
 	assert_non_null(db);
-	assert_string_equal(sql_rows(db, "SELECT count(*), sum(length(b)) FROM t"),
-			    "64|33554432;");
+	assert_string_equal(sql_rows(db, "SELECT count(*), sum(length(b)) FROM t"), "64|33554432;");
 	assert_string_equal(sql_rows(db, "PRAGMA integrity_check"), "ok;");
 	sqlite3_close(db);
 	return writer_syncs;
@@ -213,7 +216,7 @@ static void a_checkpointer_takes_the_writers_syncs(void **state)
 	assert_true(syncs >= 50);
 	assert_true(wal_max <= (2 << 20));
 	syncs = commit_32_mib(f->path, 1, &wal_max);
-	assert_true(syncs <= 2 * 8 + 2);	/* + itdb_close's own checkpoint */
+	assert_true(syncs <= 2 * 8 + 2); /* + itdb_close's own checkpoint */
 	assert_true(other_syncs >= 2);
 	assert_true(wal_max <= (9 << 20));
 }
@@ -306,7 +309,8 @@ static void checkpoints_drop_what_they_wrote_from_the_page_cache(void **state)
 
 	assert_int_equal(statfs(f->dir, &fs), 0);
 	if (fs.f_type == TMPFS_MAGIC) {
-		printf("SKIP: %s is on tmpfs, whose files are their page cache: nothing to drop\n", f->dir);
+		printf("SKIP: %s is on tmpfs, whose files are their page cache: nothing to drop\n",
+		       f->dir);
 		skip();
 	}
 	/* the control: SQLite's own checkpoints leave every page written or read in the cache */
@@ -314,7 +318,7 @@ static void checkpoints_drop_what_they_wrote_from_the_page_cache(void **state)
 	assert_int_equal(head[0], head[1]);
 	assert_int_equal(tail[0], tail[1]);
 	write_and_look(f->path, DROPPING, head, tail);
-	assert_int_equal(head[0], head[1]);	/* read back after its checkpoints: stays */
+	assert_int_equal(head[0], head[1]); /* read back after its checkpoints: stays */
 	assert_int_equal(tail[0], 0);
 	assert_true(tail[1] >= 256);
 	write_and_look(f->path, DROPPING_IN_BACKGROUND, head, tail);

@@ -107,8 +107,8 @@ static void set_version(const char *path, const char *sql_value)
 /* Versions no iommutrace wrote: refused in one line, the file left as it was. */
 static void unknown_versions_are_refused(void **state)
 {
-	static const char *const values[] = { "'0'", "'-1'", "'1.5'", "'abc'", "'8x'", "''",
-					      "' 7'", "'07'", "1.5", "X'37'" };
+	static const char *const values[] = { "'0'", "'-1'", "'1.5'", "'abc'", "'8x'",
+					      "''",  "' 7'", "'07'",  "1.5",   "X'37'" };
 	struct fixture *f = *state;
 	char err[512];
 	sqlite3 *db;
@@ -125,8 +125,10 @@ static void unknown_versions_are_refused(void **state)
 		}
 		assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
 		assert_string_equal(sql_rows(db, "SELECT COUNT(*) FROM meta WHERE key = "
-					     "'schema_version' AND value = " "(SELECT value FROM meta"
-					     " WHERE key = 'schema_version')"), "1;");
+						 "'schema_version' AND value = "
+						 "(SELECT value FROM meta"
+						 " WHERE key = 'schema_version')"),
+				    "1;");
 		sqlite3_close(db);
 	}
 	/* a known older version is still migrated */
@@ -164,8 +166,11 @@ static void close_fails_when_checkpoint_finds_disk_full(void **state)
 	vfs_shim_begin(full_db_open);
 	db = itdb_open(f->path, ITDB_APPEND, &it_recorded_schema, err, sizeof(err));
 	assert_non_null(db);
-	assert_int_equal(itdb_exec(db, "INSERT INTO sessions(kind, capture, tool_version)"
-				   " VALUES ('record', 'bpf', 'test')", "test"), 0);
+	assert_int_equal(itdb_exec(db,
+				   "INSERT INTO sessions(kind, capture, tool_version)"
+				   " VALUES ('record', 'bpf', 'test')",
+				   "test"),
+			 0);
 	disk_full = 1;
 	assert_int_equal(itdb_close(db), -1);
 	disk_full = 0;
@@ -180,8 +185,11 @@ static void fill_on_full_disk(struct fixture *f)
 	sqlite3 *db = itdb_open(f->path, ITDB_APPEND, &it_recorded_schema, err, sizeof(err));
 
 	assert_non_null(db);
-	assert_int_equal(itdb_exec(db, "INSERT INTO sessions(kind, capture, tool_version)"
-				   " VALUES ('record', 'bpf', 'test')", "test"), 0);
+	assert_int_equal(itdb_exec(db,
+				   "INSERT INTO sessions(kind, capture, tool_version)"
+				   " VALUES ('record', 'bpf', 'test')",
+				   "test"),
+			 0);
 	disk_full = 1;
 	assert_int_equal(itdb_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)", "checkpoint"), -1);
 	assert_int_equal(itdb_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)", "checkpoint"), -1);
@@ -231,7 +239,8 @@ static void failed_read_is_said(void **state)
 
 	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
 	assert_int_equal(sqlite3_prepare_v2(db, "SELECT 1 UNION ALL SELECT json('not json')", -1,
-					    &st, NULL), SQLITE_OK);
+					    &st, NULL),
+			 SQLITE_OK);
 	fflush(stderr);
 	dup2(fileno(log), 2);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
@@ -250,7 +259,7 @@ static void failed_read_is_said(void **state)
 	fclose(log);
 	sqlite3_close(db);
 	assert_string_equal(said, "iommutrace: error: database: reading the test rows: "
-			    "malformed JSON\n");
+				  "malformed JSON\n");
 }
 
 /* A trace that starts at 0 (a boot-time trace): its start is 0, not unknown. */
@@ -262,16 +271,28 @@ static void zero_times_are_times(void **state)
 	sqlite3 *db = itdb_open(f->path, ITDB_APPEND, &it_recorded_schema, err, sizeof(err));
 
 	assert_non_null(db);
-	assert_int_equal(itdb_session_begin(db, &(struct itdb_session_info){
-		.kind = "import", .capture = "ftrace-text", .imported = 1 }, &sid), 0);
-	assert_int_equal(itdb_session_end(db, sid, &(struct itdb_session_end){
-		.has_start_mono_ns = 1, .start_mono_ns = 0, .end_mono_ns = 5000,
-		.end_reason = "end-of-input" }), 0);
-	assert_int_equal(itdb_session_begin(db, &(struct itdb_session_info){
-		.kind = "record", .capture = "bpf", .start_mono_ns = 0, .start_wall_ns = 0 }, &rec),
-		0);
+	assert_int_equal(itdb_session_begin(db,
+					    &(struct itdb_session_info){ .kind = "import",
+									 .capture = "ftrace-text",
+									 .imported = 1 },
+					    &sid),
+			 0);
+	assert_int_equal(itdb_session_end(db, sid,
+					  &(struct itdb_session_end){ .has_start_mono_ns = 1,
+								      .start_mono_ns = 0,
+								      .end_mono_ns = 5000,
+								      .end_reason =
+									      "end-of-input" }),
+			 0);
+	assert_int_equal(itdb_session_begin(db,
+					    &(struct itdb_session_info){ .kind = "record",
+									 .capture = "bpf",
+									 .start_mono_ns = 0,
+									 .start_wall_ns = 0 },
+					    &rec),
+			 0);
 	assert_string_equal(sql_rows(db, "SELECT session_id, start_mono_ns, start_wall_ns,"
-				     " end_mono_ns FROM sessions ORDER BY session_id"),
+					 " end_mono_ns FROM sessions ORDER BY session_id"),
 			    "1|0|NULL|5000;2|0|0|NULL;");
 	assert_int_equal(itdb_close(db), 0);
 }

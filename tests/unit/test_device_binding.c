@@ -118,14 +118,15 @@ static void binds_and_restores_through_the_root(void **state)
 	fixture_write(root, "sys/bus/pci/drivers_probe", "");
 	/* the fixture's driver link stays: not back on nvme, said in one line */
 	assert_int_equal(said_by(device_restore, &b, said, sizeof(said)), -1);
-	assert_string_equal(said, "iommutrace: error: " BDF ": not put back on nvme: it is on "
+	assert_string_equal(said,
+			    "iommutrace: error: " BDF ": not put back on nvme: it is on "
 			    "'vfio-pci' after the reprobe; 'iommutrace restore' tries again\n");
 	assert_false(b.bound);
 	assert_file("sys/bus/pci/drivers/vfio-pci/unbind", BDF);
 	assert_file(DEV "/driver_override", "\n");
 	assert_file("sys/bus/pci/drivers_probe", BDF);
 	assert_int_equal(binding_journal_read(BDF, &e), 0);
-	assert_int_equal(device_restore(&b), 0);	/* twice: nothing more */
+	assert_int_equal(device_restore(&b), 0); /* twice: nothing more */
 	assert_int_equal(binding_journal_remove(BDF), 0);
 }
 
@@ -153,11 +154,14 @@ static void puts_back_a_device_that_had_no_driver(void **state)
 /* Already back where it was: nothing written. Gone from the tree: nothing to put back. */
 static void already_back_and_gone(void **state)
 {
-	struct device_binding b = { .bdf = BDF, .sysfs_root = root, .bound = true,
+	struct device_binding b = { .bdf = BDF,
+				    .sysfs_root = root,
+				    .bound = true,
 				    .orig_driver = "nvme" };
 	char was[SYSFS_NAME_MAX + 1], link[PATH_MAX], why[512];
 
-	assert_int_equal(device_put_back(&b, false, was, why, sizeof(why)), DEVICE_PUT_BACK_ALREADY);
+	assert_int_equal(device_put_back(&b, false, was, why, sizeof(why)),
+			 DEVICE_PUT_BACK_ALREADY);
 	assert_string_equal(was, "nvme");
 	assert_file(DEV "/driver_override", "(null)\n");
 	assert_file("sys/bus/pci/drivers/nvme/unbind", "");
@@ -213,8 +217,11 @@ static void setup_binds_and_closes_through_the_root(void **state)
 {
 	static volatile sig_atomic_t no_stop;
 	struct device_setup s = DEVICE_SETUP_INIT;
-	struct device_setup_opts o = { .bdf = BDF, .mapper = MAPPER_TYPE1, .size = 2 << 20,
-				       .stop = &no_stop, .sysfs_root = root };
+	struct device_setup_opts o = { .bdf = BDF,
+				       .mapper = MAPPER_TYPE1,
+				       .size = 2 << 20,
+				       .stop = &no_stop,
+				       .sysfs_root = root };
 
 	assert_int_equal(buffer_parse("anon", &o.buffer), 0);
 	assert_int_equal(device_setup_open(&s, &o), -1);
@@ -223,7 +230,7 @@ static void setup_binds_and_closes_through_the_root(void **state)
 	assert_file("sys/bus/pci/drivers_probe", BDF);
 
 	relink_driver("vfio-pci");
-	assert_int_equal(device_setup_close(&s), -1);	/* the fixture does not rebind */
+	assert_int_equal(device_setup_close(&s), -1); /* the fixture does not rebind */
 	assert_file("sys/bus/pci/drivers/vfio-pci/unbind", BDF);
 	assert_int_equal(binding_journal_remove(BDF), 0);
 }

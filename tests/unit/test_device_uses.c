@@ -14,8 +14,7 @@
 
 #define NVME0 "0000:00:04.0"
 #define NVME1 "0000:00:05.0"
-#define MOUNTINFO_HEAD \
-	"22 1 0:21 / /proc rw,nosuid - proc proc rw\n"
+#define MOUNTINFO_HEAD "22 1 0:21 / /proc rw,nosuid - proc proc rw\n"
 
 struct found {
 	char uses[8][512];
@@ -84,7 +83,8 @@ static void machine(char root[PATH_MAX])
 	nvme_partition(root, NVME0, "nvme0", "nvme0n1", "nvme0n1p3", "259:3\n");
 	nvme_disk(root, NVME1, "nvme1", "nvme1n1", "259:4\n");
 	fixture_write(root, "sys/block/dm-0/dm/name", "vg-data\n");
-	fixture_mkdir(root, "sys/devices/pci0000:00/" NVME0 "/nvme/nvme0/nvme0n1/nvme0n1p3/holders/dm-0");
+	fixture_mkdir(root,
+		      "sys/devices/pci0000:00/" NVME0 "/nvme/nvme0/nvme0n1/nvme0n1p3/holders/dm-0");
 	fixture_write(root, "proc/swaps",
 		      "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n"
 		      "/nonexistent/nvme0n1p2                  partition\t1048572\t\t0\t\t-2\n"
@@ -102,7 +102,8 @@ static void finds_mounts_swap_and_holders(void **state)
 
 	machine(root);
 	assert_int_equal(find(root, NVME0, &f), 4);
-	assert_true(has(&f, "block device nvme0n1p1 (259:1) is mounted at / (the root filesystem)"));
+	assert_true(
+		has(&f, "block device nvme0n1p1 (259:1) is mounted at / (the root filesystem)"));
 	assert_true(has(&f, "block device nvme0n1p1 (259:1) is mounted at /srv data"));
 	assert_true(has(&f, "block device nvme0n1p2 (259:2) is in use as swap"));
 	assert_true(has(&f, "block device nvme0n1p3 (259:3) is held by dm-0 (vg-data) "
@@ -144,12 +145,16 @@ static void multipath_head(void **state)
 	struct found f;
 
 	fixture_create(root);
-	fixture_write(root, "sys/devices/virtual/nvme-subsystem/nvme-subsys2/nvme2n1/dev", "259:7\n");
-	fixture_symlink(root, "sys/block/nvme2n1", "../devices/virtual/nvme-subsystem/nvme-subsys2/nvme2n1");
+	fixture_write(root, "sys/devices/virtual/nvme-subsystem/nvme-subsys2/nvme2n1/dev",
+		      "259:7\n");
+	fixture_symlink(root, "sys/block/nvme2n1",
+			"../devices/virtual/nvme-subsystem/nvme-subsys2/nvme2n1");
 	fixture_mkdir(root, "sys/devices/pci0000:00/0000:00:07.0/nvme/nvme2/nvme2c2n1");
-	fixture_symlink(root, "sys/devices/virtual/nvme-subsystem/nvme-subsys2/nvme2n1/multipath/nvme2c2n1",
+	fixture_symlink(root,
+			"sys/devices/virtual/nvme-subsystem/nvme-subsys2/nvme2n1/multipath/nvme2c2n1",
 			"../../../../../pci0000:00/0000:00:07.0/nvme/nvme2/nvme2c2n1");
-	fixture_write(root, "proc/self/mountinfo", MOUNTINFO_HEAD "31 1 259:7 / /mnt rw - ext4 /dev/nvme2n1 rw\n");
+	fixture_write(root, "proc/self/mountinfo",
+		      MOUNTINFO_HEAD "31 1 259:7 / /mnt rw - ext4 /dev/nvme2n1 rw\n");
 	assert_int_equal(find(root, "0000:00:07.0", &f), 1);
 	assert_string_equal(f.uses[0], "block device nvme2n1 (259:7) is mounted at /mnt");
 	assert_int_equal(find(root, NVME1, &f), 0);
@@ -164,7 +169,8 @@ static void missing_files(void **state)
 
 	fixture_create(root);
 	fixture_mkdir(root, "sys/devices/pci0000:00/" NVME1 "/nvme/nvme1/nvme1n1");
-	fixture_symlink(root, "sys/block/nvme1n1", "../devices/pci0000:00/" NVME1 "/nvme/nvme1/nvme1n1");
+	fixture_symlink(root, "sys/block/nvme1n1",
+			"../devices/pci0000:00/" NVME1 "/nvme/nvme1/nvme1n1");
 	assert_int_equal(find(root, NVME1, &f), 0);
 	fixture_destroy(root);
 	assert_int_equal(find("/nonexistent-root", NVME1, &f), 0);

@@ -14,8 +14,11 @@
 
 static struct pci_device gpu(const char *bdf, int vendor, int class_code)
 {
-	struct pci_device d = { .vendor_id = vendor, .device_id = 0x2330, .class_code = class_code,
-				.iommu_group = -1, .numa_node = -1 };
+	struct pci_device d = { .vendor_id = vendor,
+				.device_id = 0x2330,
+				.class_code = class_code,
+				.iommu_group = -1,
+				.numa_node = -1 };
 
 	strcpy(d.bdf, bdf);
 	return d;
@@ -48,10 +51,13 @@ static void bar1_from_the_inventory(void **state)
 
 	devs[0].n_bars = 3;
 	devs[0].bars[0] = (struct pci_bar){ .index = 0, .start = 0xfa000000, .size = 16 << 20 };
-	devs[0].bars[1] = (struct pci_bar){ .index = 1, .start = 0x38000000000ull,
-					    .size = 64ull << 30, .is_64bit = true };
-	devs[0].bars[2] = (struct pci_bar){ .index = 3, .start = 0x39000000000ull, .size = 32 << 20 };
-	devs[2].n_bars = 1;	/* BAR1 unassigned: only BAR0 has an address */
+	devs[0].bars[1] = (struct pci_bar){ .index = 1,
+					    .start = 0x38000000000ull,
+					    .size = 64ull << 30,
+					    .is_64bit = true };
+	devs[0].bars[2] =
+		(struct pci_bar){ .index = 3, .start = 0x39000000000ull, .size = 32 << 20 };
+	devs[2].n_bars = 1; /* BAR1 unassigned: only BAR0 has an address */
 	devs[2].bars[0] = (struct pci_bar){ .index = 0, .start = 0xfb000000, .size = 16 << 20 };
 	assert_int_equal(gpu_bar1_read(devs, 3, false, &gpus, &n), 0);
 	assert_int_equal(n, 2);
@@ -65,7 +71,7 @@ static void bar1_from_the_inventory(void **state)
 	assert_false(gpus[1].assigned);
 	assert_int_equal(gpus[1].size, 0);
 	free(gpus);
-	assert_int_equal(gpu_bar1_read(devs + 1, 1, true, &gpus, &n), 0);	/* no GPU */
+	assert_int_equal(gpu_bar1_read(devs + 1, 1, true, &gpus, &n), 0); /* no GPU */
 	assert_int_equal(n, 0);
 	assert_null(gpus);
 }

@@ -71,7 +71,8 @@ static void insert_find_update(void **state)
 
 	(void)state;
 	assert_int_equal(hash_table_init(&t, sizeof(struct item), sizeof(uint64_t), NULL,
-					 HASH_TABLE_MAX_ENTRIES, 0), 0);
+					 HASH_TABLE_MAX_ENTRIES, 0),
+			 0);
 	/* key 0 hashes to 0, which is no tag: it still has a slot of its own */
 	for (uint64_t k = 0; k < 1000; k++)
 		put(&t, mixed, k * 4096, k + 7);
@@ -133,7 +134,8 @@ static void equal_hashes(void **state)
 		assert_int_equal(value_of(&t, same, k), k % 3 ? 100 + k : UINT64_MAX);
 	assert_int_equal(hash_table_count(&t), 33);
 	/* a new entry in a slot another entry left: zeroed beyond its key all the same */
-	assert_int_equal(hash_table_insert(&t, same(1000), &(uint64_t){ 1000 }, &e), HASH_TABLE_ADDED);
+	assert_int_equal(hash_table_insert(&t, same(1000), &(uint64_t){ 1000 }, &e),
+			 HASH_TABLE_ADDED);
 	assert_int_equal(((struct item *)e)->value, 0);
 	hash_table_free(&t);
 }
@@ -148,10 +150,10 @@ static void removal_across_the_end(void **state)
 
 	(void)state;
 	assert_int_equal(hash_table_init(&t, sizeof(struct item), sizeof(uint64_t), NULL, 6, 6), 0);
-	put(&t, placed, a, 1);	/* slot 6 */
-	put(&t, placed, b, 2);	/* slot 7 */
-	put(&t, placed, c, 3);	/* slot 0 */
-	put(&t, placed, d, 4);	/* slot 1, its home */
+	put(&t, placed, a, 1); /* slot 6 */
+	put(&t, placed, b, 2); /* slot 7 */
+	put(&t, placed, c, 3); /* slot 0 */
+	put(&t, placed, d, 4); /* slot 1, its home */
 	assert_ptr_equal(find(&t, placed, c), t.entries);
 	/* b out: c moves back to 7 across the end; d stays at its home */
 	hash_table_remove(&t, find(&t, placed, b));
@@ -306,7 +308,7 @@ static void init_and_equality(void **state)
 	struct wide {
 		uint64_t key[3];
 		uint64_t value;
-	} *w;
+	} * w;
 	uint64_t key[3] = { 1, 2, 3 }, other[3] = { 1, 2, 4 };
 	struct hash_table t;
 	void *e;
@@ -326,7 +328,8 @@ static void init_and_equality(void **state)
 	assert_int_equal(hash_table_count(&t), 2);
 	hash_table_free(&t);
 	/* a key of two words: both compared */
-	assert_int_equal(hash_table_init(&t, sizeof(struct wide), 2 * sizeof(uint64_t), NULL, 10, 0),
+	assert_int_equal(hash_table_init(&t, sizeof(struct wide), 2 * sizeof(uint64_t), NULL, 10,
+					 0),
 			 0);
 	assert_int_equal(hash_table_insert(&t, same(0), key, &e), HASH_TABLE_ADDED);
 	assert_int_equal(hash_table_insert(&t, same(0), (uint64_t[2]){ 1, 5 }, &e),
@@ -338,15 +341,17 @@ static void init_and_equality(void **state)
 	assert_ptr_equal(hash_table_find(&t, same(0), key), e);
 	assert_int_equal(hash_table_count(&t), 3);
 	hash_table_free(&t);
-	assert_int_equal(hash_table_init(&t, sizeof(struct item), sizeof(uint64_t), low_byte_equal, 10,
-					 0), 0);
+	assert_int_equal(hash_table_init(&t, sizeof(struct item), sizeof(uint64_t), low_byte_equal,
+					 10, 0),
+			 0);
 	put(&t, same, 0x103, 30);
 	assert_int_equal(value_of(&t, same, 0x203), 30);
 	assert_int_equal(value_of(&t, same, 0x104), UINT64_MAX);
 	hash_table_free(&t);
 	/* hashes of bytes: equal bytes, equal hashes; one bit apart, other top bits */
 	assert_true(hash_table_hash_bytes("abcd", 4) == hash_table_hash_bytes("abcd", 4));
-	assert_true(hash_table_hash_bytes("abcd", 4) >> 32 != hash_table_hash_bytes("abce", 4) >> 32);
+	assert_true(hash_table_hash_bytes("abcd", 4) >> 32 !=
+		    hash_table_hash_bytes("abce", 4) >> 32);
 	assert_true(hash_table_hash_u64(1) >> 32 != hash_table_hash_u64(2) >> 32);
 }
 

@@ -41,9 +41,10 @@ static void expect_header(const struct text_line *tl, uint64_t ts_ns, uint32_t c
 
 static void map_6x(void **state)
 {
-	struct text_line tl = parse_event(
-		" qemu-system-x86-4242    [001] .....   512.000001: map: IOMMU: iova=0x0000000040000000"
-		" - 0x0000000080000000 paddr=0x0000004800000000 size=1073741824", IT_EV_MAP);
+	struct text_line tl =
+		parse_event(" qemu-system-x86-4242    [001] .....   512.000001: map: IOMMU: iova=0x0000000040000000"
+			    " - 0x0000000080000000 paddr=0x0000004800000000 size=1073741824",
+			    IT_EV_MAP);
 
 	expect_header(&tl, 512000001000ull, 1, 4242, 4242, "qemu-system-x86");
 	assert_int_equal(tl.event.map.iova, 0x40000000);
@@ -55,9 +56,10 @@ static void map_6x(void **state)
 /* before 5.13: no end address, and four flag characters */
 static void map_before_5_13(void **state)
 {
-	struct text_line tl = parse_event(
-		"            qemu-3333  [000] ....  1000.000000: map: IOMMU: iova=0x0000000000100000"
-		" paddr=0x0000000123456000 size=8192", IT_EV_MAP);
+	struct text_line tl =
+		parse_event("            qemu-3333  [000] ....  1000.000000: map: IOMMU: iova=0x0000000000100000"
+			    " paddr=0x0000000123456000 size=8192",
+			    IT_EV_MAP);
 
 	expect_header(&tl, 1000000000000ull, 0, 3333, 3333, "qemu");
 	assert_int_equal(tl.event.map.iova, 0x100000);
@@ -67,9 +69,10 @@ static void map_before_5_13(void **state)
 
 static void unmap_both_forms(void **state)
 {
-	struct text_line tl = parse_event(
-		"    kworker/u8:2-87      [000] d..1.   512.000100: unmap: IOMMU: iova=0x00000000fee00000"
-		" - 0x00000000fee01000 size=4096 unmapped_size=4096", IT_EV_UNMAP);
+	struct text_line tl =
+		parse_event("    kworker/u8:2-87      [000] d..1.   512.000100: unmap: IOMMU: iova=0x00000000fee00000"
+			    " - 0x00000000fee01000 size=4096 unmapped_size=4096",
+			    IT_EV_UNMAP);
 
 	expect_header(&tl, 512000100000ull, 0, 87, 87, "kworker/u8:2");
 	assert_int_equal(tl.event.unmap.iova, 0xfee00000);
@@ -77,7 +80,8 @@ static void unmap_both_forms(void **state)
 	assert_int_equal(tl.event.unmap.unmapped_size, 4096);
 
 	tl = parse_event("  qemu-3333  [000] ....  1000.000001: unmap: IOMMU: iova=0x0000000000100000"
-			 " size=8192 unmapped_size=0", IT_EV_UNMAP);
+			 " size=8192 unmapped_size=0",
+			 IT_EV_UNMAP);
 	assert_int_equal(tl.event.unmap.iova, 0x100000);
 	assert_int_equal(tl.event.unmap.size, 8192);
 	assert_int_equal(tl.event.unmap.unmapped_size, 0);
@@ -85,9 +89,10 @@ static void unmap_both_forms(void **state)
 
 static void attach_and_groups(void **state)
 {
-	struct text_line tl = parse_event(
-		"  vfio nvme test-3001    [003] .....    12.500000: attach_device_to_domain:"
-		" IOMMU: device=0000:00:04.0", IT_EV_ATTACH);
+	struct text_line tl =
+		parse_event("  vfio nvme test-3001    [003] .....    12.500000: attach_device_to_domain:"
+			    " IOMMU: device=0000:00:04.0",
+			    IT_EV_ATTACH);
 
 	expect_header(&tl, 12500000000ull, 3, 3001, 3001, "vfio nvme test");
 	assert_string_equal(tl.event.device.dev_name, "0000:00:04.0");
@@ -95,22 +100,25 @@ static void attach_and_groups(void **state)
 	assert_int_equal(tl.event.device.domain, 0);
 
 	tl = parse_event("       swapper/0-1       [000] .....     0.912345: add_device_to_group:"
-			 " IOMMU: groupID=7 device=0000:00:04.0", IT_EV_GROUP_ADD);
+			 " IOMMU: groupID=7 device=0000:00:04.0",
+			 IT_EV_GROUP_ADD);
 	expect_header(&tl, 912345000ull, 0, 1, 1, "swapper/0");
 	assert_int_equal(tl.event.device.group_id, 7);
 	assert_string_equal(tl.event.device.dev_name, "0000:00:04.0");
 
 	tl = parse_event("            bash-900     [001] .....    99.000001: remove_device_from_group:"
-			 " IOMMU: groupID=12 device=0000:65:00.1", IT_EV_GROUP_REMOVE);
+			 " IOMMU: groupID=12 device=0000:65:00.1",
+			 IT_EV_GROUP_REMOVE);
 	assert_int_equal(tl.event.device.group_id, 12);
 	assert_string_equal(tl.event.device.dev_name, "0000:65:00.1");
 }
 
 static void fault_with_and_without_driver(void **state)
 {
-	struct text_line tl = parse_event(
-		"          <idle>-0       [002] d.h1.   200.123456: io_page_fault: IOMMU:nvme"
-		" 0000:00:04.0 iova=0x00000000deadb000 flags=0x0020", IT_EV_FAULT);
+	struct text_line tl =
+		parse_event("          <idle>-0       [002] d.h1.   200.123456: io_page_fault: IOMMU:nvme"
+			    " 0000:00:04.0 iova=0x00000000deadb000 flags=0x0020",
+			    IT_EV_FAULT);
 
 	expect_header(&tl, 200123456000ull, 2, 0, 0, "<idle>");
 	assert_string_equal(tl.event.fault.dev_name, "0000:00:04.0");
@@ -119,7 +127,8 @@ static void fault_with_and_without_driver(void **state)
 
 	/* a device without a driver prints an empty driver name; negative flags in full */
 	tl = parse_event("          <idle>-0       [002] d.h1.   200.123457: io_page_fault: IOMMU:"
-			 " 0000:00:05.0 iova=0x0000000000001000 flags=0xffffffff", IT_EV_FAULT);
+			 " 0000:00:05.0 iova=0x0000000000001000 flags=0xffffffff",
+			 IT_EV_FAULT);
 	assert_string_equal(tl.event.fault.dev_name, "0000:00:05.0");
 	assert_int_equal(tl.event.fault.iova, 0x1000);
 	assert_int_equal(tl.event.fault.flags, -1);
@@ -127,9 +136,10 @@ static void fault_with_and_without_driver(void **state)
 
 static void qi_submit(void **state)
 {
-	struct text_line tl = parse_event(
-		"     kworker/2:1-55      [002] .....   300.000000: qi_submit: iotlb_inv dmar0:"
-		" 0x10012 0x40000006 0x0 0x0", IT_EV_QI_SUBMIT);
+	struct text_line tl =
+		parse_event("     kworker/2:1-55      [002] .....   300.000000: qi_submit: iotlb_inv dmar0:"
+			    " 0x10012 0x40000006 0x0 0x0",
+			    IT_EV_QI_SUBMIT);
 
 	expect_header(&tl, 300000000000ull, 2, 55, 55, "kworker/2:1");
 	assert_int_equal(tl.event.qi.qw[0], 0x10012);
@@ -139,17 +149,19 @@ static void qi_submit(void **state)
 
 	/* a descriptor type outside the kernel's symbol table prints as a number */
 	tl = parse_event("  kworker/2:1-55  [002] .....   300.000001: qi_submit: 0xa dmar1:"
-			 " 0x1a 0x1 0x2 0xffffffffffffffff", IT_EV_QI_SUBMIT);
+			 " 0x1a 0x1 0x2 0xffffffffffffffff",
+			 IT_EV_QI_SUBMIT);
 	assert_int_equal(tl.event.qi.qw[0], 0x1a);
 	assert_int_equal(tl.event.qi.qw[3], UINT64_MAX);
 }
 
 static void cache_tag_flush_range_and_np(void **state)
 {
-	struct text_line tl = parse_event(
-		"             fio-5000    [001] .....   400.000001: cache_tag_flush_range: dmar0"
-		" 0000:00:04.0[0] type iotlb did 1 [0x40000000-0x4000ffff] addr 0x40000000"
-		" pages 0x10 mask 0x4", IT_EV_CACHE_TAG_FLUSH);
+	struct text_line tl =
+		parse_event("             fio-5000    [001] .....   400.000001: cache_tag_flush_range: dmar0"
+			    " 0000:00:04.0[0] type iotlb did 1 [0x40000000-0x4000ffff] addr 0x40000000"
+			    " pages 0x10 mask 0x4",
+			    IT_EV_CACHE_TAG_FLUSH);
 
 	expect_header(&tl, 400000001000ull, 1, 5000, 5000, "fio");
 	assert_string_equal(tl.event.flush.dev_name, "0000:00:04.0");
@@ -163,7 +175,8 @@ static void cache_tag_flush_range_and_np(void **state)
 
 	tl = parse_event("             fio-5000    [001] .....   400.000002: cache_tag_flush_range_np:"
 			 " dmar0 0000:00:04.0[0] type devtlb did 65535 [0x80000000-0x80000fff]"
-			 " addr 0x80000000 pages 0x1 mask 0x0", IT_EV_CACHE_TAG_FLUSH);
+			 " addr 0x80000000 pages 0x1 mask 0x0",
+			 IT_EV_CACHE_TAG_FLUSH);
 	assert_int_equal(tl.event.flush.np, 1);
 	assert_int_equal(tl.event.flush.domain_id, 65535);
 	assert_int_equal(tl.event.flush.pages, 1);
@@ -171,7 +184,8 @@ static void cache_tag_flush_range_and_np(void **state)
 	/* 7.x prints no pages (its format has no such field) */
 	tl = parse_event("             fio-5000    [001] .....   400.000003: cache_tag_flush_range:"
 			 " dmar0 0000:00:04.0[0] type iotlb did 3 [0x40000000-0x4000ffff]"
-			 " addr 0x40000000 mask 0x4", IT_EV_CACHE_TAG_FLUSH);
+			 " addr 0x40000000 mask 0x4",
+			 IT_EV_CACHE_TAG_FLUSH);
 	assert_int_equal(tl.event.flush.pages, 0);
 	assert_int_equal(tl.event.flush.mask, 4);
 	assert_int_equal(tl.event.flush.domain_id, 3);
@@ -184,35 +198,42 @@ static void column_variants(void **state)
 	/* options/record-tgid: the thread group goes into pid */
 	tl = parse_event("   vfio-thread-2-4245    (   4242) [001] .....   512.000200: map: IOMMU:"
 			 " iova=0x0000000000001000 - 0x0000000000002000 paddr=0x0000000000005000"
-			 " size=4096", IT_EV_MAP);
+			 " size=4096",
+			 IT_EV_MAP);
 	expect_header(&tl, 512000200000ull, 1, 4242, 4245, "vfio-thread-2");
 	/* tgid not saved */
 	tl = parse_event("           <...>-5673    (-------) [000]    877.010322: map: IOMMU:"
 			 " iova=0x0000000000001000 - 0x0000000000002000 paddr=0x0000000000005000"
-			 " size=4096", IT_EV_MAP);
+			 " size=4096",
+			 IT_EV_MAP);
 	expect_header(&tl, 877010322000ull, 0, 5673, 5673, "<...>");
 	/* no irq-info flags column */
 	tl = parse_event("            bash-900     [001]    99.000002: unmap: IOMMU:"
 			 " iova=0x0000000000001000 - 0x0000000000002000 size=4096"
-			 " unmapped_size=4096", IT_EV_UNMAP);
+			 " unmapped_size=4096",
+			 IT_EV_UNMAP);
 	expect_header(&tl, 99000002000ull, 1, 900, 900, "bash");
 	/* `trace-cmd report -t`: nanoseconds, padded event name */
 	tl = parse_event("       vfio-test-1234  [000]     1.000000100: map:                  IOMMU:"
 			 " iova=0x0000000040000000 - 0x0000000080000000 paddr=0x0000380000000000"
-			 " size=1073741824", IT_EV_MAP);
+			 " size=1073741824",
+			 IT_EV_MAP);
 	expect_header(&tl, 1000000100ull, 0, 1234, 1234, "vfio-test");
 	/* brackets inside the comm; a comm longer than IT_COMM_LEN - 1 is truncated */
 	tl = parse_event("      a [1] b-77     [003] .....     5.000000: map: IOMMU:"
 			 " iova=0x0000000000001000 - 0x0000000000002000 paddr=0x0000000000005000"
-			 " size=4096\r\n", IT_EV_MAP);
+			 " size=4096\r\n",
+			 IT_EV_MAP);
 	expect_header(&tl, 5000000000ull, 3, 77, 77, "a [1] b");
 	tl = parse_event("  a-very-long-comm-name-9  [000] .....     5.100000: map: IOMMU:"
 			 " iova=0x0000000000001000 - 0x0000000000002000 paddr=0x0000000000005000"
-			 " size=4096", IT_EV_MAP);
+			 " size=4096",
+			 IT_EV_MAP);
 	expect_header(&tl, 5100000000ull, 0, 9, 9, "a-very-long-com");
 	/* one fraction digit */
 	tl = parse_event("  x-9  [000] .....     5.5: map: IOMMU: iova=0x0000000000001000"
-			 " - 0x0000000000002000 paddr=0x0000000000005000 size=4096", IT_EV_MAP);
+			 " - 0x0000000000002000 paddr=0x0000000000005000 size=4096",
+			 IT_EV_MAP);
 	assert_int_equal(tl.event.h.ts_ns, 5500000000ull);
 }
 
@@ -239,17 +260,19 @@ static void other_lines(void **state)
 	assert_int_equal(tl.lost_cpu, 3);
 	assert_int_equal(tl.lost, 1);
 	assert_true(tl.lost_count_unknown);
-	assert_int_equal(import_text_parse_line(
-		"            true-5667    [001] .....   876.898264: sched_process_exec:"
-		" filename=/bin/true pid=5667 old_pid=5667", &tl), TEXT_LINE_OTHER_EVENT);
+	assert_int_equal(import_text_parse_line("            true-5667    [001] .....   876.898264: sched_process_exec:"
+						" filename=/bin/true pid=5667 old_pid=5667",
+						&tl),
+			 TEXT_LINE_OTHER_EVENT);
 	/* another subsystem's event called map */
-	assert_int_equal(import_text_parse_line(
-		"            xe-5667    [001] .....   876.898264: map: vma=0x1000 len=4096", &tl),
-		TEXT_LINE_OTHER_EVENT);
+	assert_int_equal(import_text_parse_line("            xe-5667    [001] .....   876.898264: map: vma=0x1000 len=4096",
+						&tl),
+			 TEXT_LINE_OTHER_EVENT);
 	/* an IOMMU event of older kernels that has no it_event kind */
-	assert_int_equal(import_text_parse_line(
-		"            bash-900     [001] .....    99.000001: detach_device_from_domain:"
-		" IOMMU: device=0000:00:04.0", &tl), TEXT_LINE_OTHER_EVENT);
+	assert_int_equal(import_text_parse_line("            bash-900     [001] .....    99.000001: detach_device_from_domain:"
+						" IOMMU: device=0000:00:04.0",
+						&tl),
+			 TEXT_LINE_OTHER_EVENT);
 }
 
 static void malformed_lines(void **state)
@@ -339,7 +362,7 @@ static void stream_counts_everything(void **state)
 		"CPU:1 [LOST 5 EVENTS]\n"
 		"  true-5667    [001] .....   876.898264: sched_process_exec: filename=/bin/true\n"
 		"  qemu-3333  [000] ....  1000.000001: unmap: IOMMU: iova=0x0000000000100000"
-		" size=8192 unmapped_size=8192";	/* no newline at the end */
+		" size=8192 unmapped_size=8192"; /* no newline at the end */
 	struct ftrace_sink sink = { collect_event, collect_loss, NULL };
 	struct ftrace_stats st = { 0 };
 	struct collected *c = calloc(1, sizeof(*c));
@@ -474,8 +497,9 @@ static void remove_db(const char *path)
 static int run_import(const char *a0, const char *a1, const char *a2, const char *a3,
 		      const char *a4)
 {
-	char *argv[] = { "import", (char *)a0, (char *)a1, (char *)a2, (char *)a3, (char *)a4,
-			 NULL };
+	char *argv[] = {
+		"import", (char *)a0, (char *)a1, (char *)a2, (char *)a3, (char *)a4, NULL
+	};
 	int argc = 1;
 
 	while (argv[argc])
@@ -503,28 +527,30 @@ static void cli_imports_fixture(void **state)
 	db = itdb_open(db_path, ITDB_READ, NULL, err, sizeof(err));
 	assert_non_null(db);
 	assert_string_equal(sql_rows(db, "SELECT kind, capture, complete, end_reason, events_total,"
-				 " events_lost, end_mono_ns FROM sessions"),
+					 " events_lost, end_mono_ns FROM sessions"),
 			    "import|ftrace-text|1|end-of-input|13|17|1000000001000;");
 	assert_string_equal(sql_rows(db, "SELECT ts_ns, cpu, pid, tid, comm, domain_ptr,"
-				 " printf('0x%x', iova), printf('0x%x', paddr), size_bytes"
-				 " FROM maps ORDER BY ts_ns"),
+					 " printf('0x%x', iova), printf('0x%x', paddr), size_bytes"
+					 " FROM maps ORDER BY ts_ns"),
 			    "512000001000|1|4242|4242|qemu-system-x86|NULL|0x40000000|0x4800000000|"
 			    "1073741824;"
 			    "512000200000|1|4242|4245|vfio-thread-2|NULL|0x1000|0x5000|4096;"
 			    "1000000000000|0|3333|3333|qemu|NULL|0x100000|0x123456000|8192;");
-	assert_string_equal(sql_rows(db, "SELECT ts_ns, iova, size_bytes, unmapped_bytes FROM unmaps"
-				 " ORDER BY ts_ns"),
+	assert_string_equal(sql_rows(db,
+				     "SELECT ts_ns, iova, size_bytes, unmapped_bytes FROM unmaps"
+				     " ORDER BY ts_ns"),
 			    "99000002000|4096|4096|4096;512000100000|4276092928|4096|4096;"
 			    "1000000001000|1048576|8192|8192;");
 	assert_string_equal(sql_rows(db, "SELECT event, device, group_id, comm FROM attaches"
-				 " ORDER BY ts_ns"),
+					 " ORDER BY ts_ns"),
 			    "group_add|0000:00:04.0|7|swapper/0;"
 			    "attach|0000:00:04.0|NULL|vfio nvme test;"
 			    "group_remove|0000:00:04.0|7|bash;");
 	assert_string_equal(sql_rows(db, "SELECT device, iova, flags FROM faults"),
 			    "0000:00:04.0|3735924736|32;");
-	assert_string_equal(sql_rows(db, "SELECT event, device, domain_id, start_addr, end_addr, addr,"
-				 " pages, mask, qw0 FROM flushes ORDER BY ts_ns"),
+	assert_string_equal(sql_rows(db,
+				     "SELECT event, device, domain_id, start_addr, end_addr, addr,"
+				     " pages, mask, qw0 FROM flushes ORDER BY ts_ns"),
 			    "qi_submit|NULL|1|NULL|NULL|1073741824|NULL|6|65554;"
 			    "cache_tag_flush_range|0000:00:04.0|1|1073741824|1073807359|1073741824|"
 			    "16|4|NULL;"

@@ -28,8 +28,16 @@
 #define T0 1000000000ull
 
 enum {
-	ID_PRINT = 5, ID_FAULT = 2178, ID_UNMAP, ID_MAP, ID_ATTACH, ID_GROUP_REMOVE, ID_GROUP_ADD,
-	ID_QI = 2190, ID_FLUSH, ID_FLUSH_NP,
+	ID_PRINT = 5,
+	ID_FAULT = 2178,
+	ID_UNMAP,
+	ID_MAP,
+	ID_ATTACH,
+	ID_GROUP_REMOVE,
+	ID_GROUP_ADD,
+	ID_QI = 2190,
+	ID_FLUSH,
+	ID_FLUSH_NP,
 };
 
 /* One ring-buffer sub-buffer: u64 timestamp, u64 commit (data bytes | missed flags), events of
@@ -227,7 +235,11 @@ static int make_tracedat(void **state)
 struct collected {
 	struct it_event events[32];
 	size_t nevents;
-	struct { uint32_t cpu; uint64_t lost; const char *reason; } losses[8];
+	struct {
+		uint32_t cpu;
+		uint64_t lost;
+		const char *reason;
+	} losses[8];
 	size_t nlosses;
 };
 
@@ -378,12 +390,14 @@ static void refuses_other_and_damaged_files(void **state)
 
 	snprintf(path, sizeof(path), "%s/trace.dat", tmpdir);
 	assert_int_equal(import_tracedat("/nonexistent/trace.dat", &sink, &st, &info, err,
-					 sizeof(err)), -1);
+					 sizeof(err)),
+			 -1);
 	assert_string_equal(err, "cannot open /nonexistent/trace.dat: No such file or directory");
 	assert_int_equal(import_tracedat(FIXTURE_TRACEFS "/README", &sink, &st, &info, err,
-					 sizeof(err)), -1);
+					 sizeof(err)),
+			 -1);
 	assert_string_equal(err, FIXTURE_TRACEFS "/README is not a trace-cmd trace.dat file (its "
-			    "first bytes are not the trace.dat magic)");
+						 "first bytes are not the trace.dat magic)");
 	/* the magic and a little more, then nothing */
 	snprintf(cut, sizeof(cut), "%s/cut.dat", tmpdir);
 	snprintf(cmd, sizeof(cmd), "head -c 100 %s > %s", path, cut);
@@ -399,12 +413,12 @@ static void refuses_other_and_damaged_files(void **state)
 	assert_int_equal(import_tracedat(cut, &sink, &st, &info, err, sizeof(err)), -1);
 	snprintf(path, sizeof(path), "%s/v6.dat", tmpdir);
 	assert_int_equal(stat(path, &sb), 0);
-	snprintf(cmd, sizeof(cmd), "head -c %lld %s > %s", (long long)sb.st_size - PAGE - 100,
-		 path, cut);
+	snprintf(cmd, sizeof(cmd), "head -c %lld %s > %s", (long long)sb.st_size - PAGE - 100, path,
+		 cut);
 	run(cmd);
 	assert_int_equal(import_tracedat(cut, &sink, &st, &info, err, sizeof(err)), -1);
 	assert_string_equal(strchr(err, ':'), ": cannot read the data of this trace.dat (truncated"
-			    " or corrupt)");
+					      " or corrupt)");
 	assert_int_equal(c->nevents, 0);
 	free(c);
 }
@@ -414,7 +428,9 @@ static void refuses_other_and_damaged_files(void **state)
  * delivered, and this process goes on. */
 static void survives_crashing_files(void **state)
 {
-	static const struct { const char *file, *signal; } cases[] = {
+	static const struct {
+		const char *file, *signal;
+	} cases[] = {
 		{ "page-size-0.dat", "Floating point exception" },
 		{ "iommu-field-line-1932-00.dat", "Segmentation fault" },
 		{ "iommu-print-fmt-percent-1497-25.dat", "Floating point exception" },
@@ -428,7 +444,8 @@ static void survives_crashing_files(void **state)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		snprintf(path, sizeof(path), "tests/fuzz/regressions/tracedat/%s", cases[i].file);
 		assert_int_equal(import_tracedat(path, &sink, &st, &info, err, sizeof(err)), -1);
-		snprintf(want, sizeof(want), "%s: this trace.dat is corrupt: libtracecmd crashed "
+		snprintf(want, sizeof(want),
+			 "%s: this trace.dat is corrupt: libtracecmd crashed "
 			 "reading its header, event formats or data (%s); record the trace again",
 			 path, cases[i].signal);
 		assert_string_equal(err, want);
@@ -451,27 +468,31 @@ static void cli_imports_tracedat(void **state)
 	assert_int_equal(cmd_import(4, argv), 0);
 	db = itdb_open(db_path, ITDB_READ, NULL, err, sizeof(err));
 	assert_non_null(db);
-	assert_string_equal(sql_rows(db, "SELECT kind, capture, source_path LIKE"
-				 " '/tmp/iommutrace-test-dat-%/trace.dat', complete, end_reason,"
-				 " events_total, events_lost, end_mono_ns FROM sessions"),
+	assert_string_equal(sql_rows(db,
+				     "SELECT kind, capture, source_path LIKE"
+				     " '/tmp/iommutrace-test-dat-%/trace.dat', complete, end_reason,"
+				     " events_total, events_lost, end_mono_ns FROM sessions"),
 			    "import|trace.dat|1|1|end-of-input|10|8|1000001000;");
-	assert_string_equal(sql_rows(db, "SELECT ts_ns, cpu, pid, tid, comm, iova, paddr, size_bytes"
-				 " FROM maps ORDER BY ts_ns"),
+	assert_string_equal(sql_rows(db,
+				     "SELECT ts_ns, cpu, pid, tid, comm, iova, paddr, size_bytes"
+				     " FROM maps ORDER BY ts_ns"),
 			    "1000000100|0|4242|4242|qemu-system-x86|1073741824|309495595008|"
 			    "1073741824;"
 			    "1000000250|1|4242|4242|qemu-system-x86|2147483648|20480|4096;");
 	/* the unmap takes the 1 GiB mapping away: its pages, derived from the live mapping */
 	assert_string_equal(sql_rows(db, "SELECT op, pgsize_bytes, pgcount, source FROM driver_maps"
-				 " ORDER BY op, map_id, pgsize_bytes"),
+					 " ORDER BY op, map_id, pgsize_bytes"),
 			    "map|2097152|512|derived;map|4096|1|derived;unmap|2097152|512|derived;");
-	assert_string_equal(sql_rows(db, "SELECT event, device, group_id FROM attaches ORDER BY ts_ns"),
+	assert_string_equal(sql_rows(db,
+				     "SELECT event, device, group_id FROM attaches ORDER BY ts_ns"),
 			    "attach|0000:00:04.0|NULL;group_add|0000:00:04.0|7;"
 			    "group_remove|0000:00:04.0|7;");
 	assert_string_equal(sql_rows(db, "SELECT event, device, domain_id, pages FROM flushes"
-				 " ORDER BY ts_ns"),
+					 " ORDER BY ts_ns"),
 			    "qi_submit|NULL|1|NULL;cache_tag_flush_range|0000:00:04.0|1|16;"
 			    "cache_tag_flush_range_np|0000:00:04.0|1|1;");
-	assert_string_equal(sql_rows(db, "SELECT cpu, event, lost, reason FROM losses ORDER BY lost"),
+	assert_string_equal(sql_rows(db,
+				     "SELECT cpu, event, lost, reason FROM losses ORDER BY lost"),
 			    "1|any|1|trace.dat-missed-unknown;1|any|7|trace.dat-missed;");
 	itdb_close(db);
 }

@@ -296,7 +296,8 @@ static void unit_vendors_as_bits(void **state)
 			 1u << IOMMU_VENDOR_INTEL | 1u << IOMMU_VENDOR_AMD);
 	fixture_mkdir(*state, "sys/class/iommu/viommu0");
 	assert_int_equal(iommu_units_vendors(*state), 1u << IOMMU_VENDOR_INTEL |
-			 1u << IOMMU_VENDOR_AMD | 1u << IOMMU_VENDOR_OTHER);
+							      1u << IOMMU_VENDOR_AMD |
+							      1u << IOMMU_VENDOR_OTHER);
 }
 
 static void malformed_intel_registers(void **state)
@@ -380,8 +381,8 @@ static void malformed_device_files(void **state)
 	struct inventory inv;
 	const struct pci_device *d;
 
-	fixture_pci_device(*state, "0000:00:04.0", "0x1b36x\n", "0x10000\n", "0x1000000\n",
-			   "abc\n", "garbage\n");
+	fixture_pci_device(*state, "0000:00:04.0", "0x1b36x\n", "0x10000\n", "0x1000000\n", "abc\n",
+			   "garbage\n");
 	fixture_pci_link(*state, "0000:00:04.0", "driver", "..");
 	fixture_pci_link(*state, "0000:00:04.0", "iommu_group", "../../../kernel/iommu_groups/x");
 	fixture_pci_link(*state, "0000:00:04.0", "iommu", "../../virtual/iommu/bad\001name");
@@ -529,11 +530,13 @@ int main(void)
 		cmocka_unit_test_setup_teardown(qemu_machine_groups, make_root, remove_root),
 		cmocka_unit_test_setup_teardown(empty_root_is_an_empty_inventory, make_root,
 						remove_root),
-		cmocka_unit_test_setup_teardown(amd_units_decode_by_release, make_root, remove_root),
+		cmocka_unit_test_setup_teardown(amd_units_decode_by_release, make_root,
+						remove_root),
 		cmocka_unit_test_setup_teardown(amd_features_pair_without_release_is_unknown,
 						make_root, remove_root),
 		cmocka_unit_test_setup_teardown(amd_without_efr_support, make_root, remove_root),
-		cmocka_unit_test_setup_teardown(other_vendor_and_name_order, make_root, remove_root),
+		cmocka_unit_test_setup_teardown(other_vendor_and_name_order, make_root,
+						remove_root),
 		cmocka_unit_test_setup_teardown(unit_vendors_as_bits, make_root, remove_root),
 		cmocka_unit_test_setup_teardown(malformed_intel_registers, make_root, remove_root),
 		cmocka_unit_test_setup_teardown(fifo_is_not_read, make_root, remove_root),

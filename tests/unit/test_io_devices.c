@@ -18,13 +18,13 @@
 #include <cmocka.h>
 #include "tests/unit/sysfs_fixture.h"
 
-#define PASSTHROUGH "7e57:00:04.0"	/* identity domain, NUMA node 1 */
-#define TRANSLATED "7e57:00:05.0"	/* DMA-FQ domain, NUMA node 1 */
-#define NO_IOMMU "7e57:00:06.0"		/* no group, no node */
-#define AHCI "7e57:00:1f.2"		/* not NVMe */
+#define PASSTHROUGH "7e57:00:04.0" /* identity domain, NUMA node 1 */
+#define TRANSLATED "7e57:00:05.0" /* DMA-FQ domain, NUMA node 1 */
+#define NO_IOMMU "7e57:00:06.0" /* no group, no node */
+#define AHCI "7e57:00:1f.2" /* not NVMe */
 
 static char root[PATH_MAX];
-static int local_cpu;	/* the one CPU of node 1, one this process may run on */
+static int local_cpu; /* the one CPU of node 1, one this process may run on */
 
 static void nvme(const char *bdf, const char *numa, int group)
 {
@@ -84,7 +84,7 @@ static void addressing_and_placement(void **state)
 	assert_int_equal(w[0].node, 1);
 	assert_int_equal(w[0].cpu, local_cpu);
 	assert_int_equal(w[1].node, 1);
-	assert_int_equal(w[1].cpu, local_cpu);	/* the second on the node: the list wraps */
+	assert_int_equal(w[1].cpu, local_cpu); /* the second on the node: the list wraps */
 	assert_int_equal(w[2].node, -1);
 	assert_int_equal(w[2].cpu, -1);
 
@@ -105,7 +105,7 @@ static void refuses_what_is_not_nvme(void **state)
 	workers_for(&o, bdfs, 2);
 	assert_int_equal(prepare_workers(&o, w), -1);
 	assert_int_equal(check_nvme_class(root, AHCI), -1);
-	assert_int_equal(check_nvme_class(root, "7e57:00:08.0"), -1);	/* none there */
+	assert_int_equal(check_nvme_class(root, "7e57:00:08.0"), -1); /* none there */
 	assert_int_equal(check_nvme_class(root, TRANSLATED), 0);
 }
 

@@ -48,7 +48,7 @@ static void hist_percentiles(void **state)
 
 	assert_int_equal(lat_hist_percentile(h, 0.5), 0);
 	for (uint64_t v = 1; v <= 1000; v++)
-		lat_hist_add(h, v * 1000);	/* 1 us .. 1 ms */
+		lat_hist_add(h, v * 1000); /* 1 us .. 1 ms */
 	assert_int_equal(h->count, 1000);
 	assert_int_equal(h->sum_ns, 500500000);
 	assert_int_equal(h->max_ns, 1000000);
@@ -56,7 +56,7 @@ static void hist_percentiles(void **state)
 	assert_true(lat_hist_percentile(h, 0.5) >= 500000);
 	assert_true(lat_hist_percentile(h, 0.5) <= 500000 + 500000 / 16);
 	assert_true(lat_hist_percentile(h, 0.99) >= 990000);
-	assert_int_equal(lat_hist_percentile(h, 1.0), 1000000);	/* never above the max */
+	assert_int_equal(lat_hist_percentile(h, 1.0), 1000000); /* never above the max */
 	lat_hist_add(other, 5000000);
 	lat_hist_merge(h, other);
 	assert_int_equal(h->count, 1001);
@@ -79,7 +79,10 @@ static void hist_percentiles(void **state)
 
 static void cursor_slots_never_overlap(void **state)
 {
-	struct io_point p = { .workload = IO_RANDREAD, .bs = 8192, .qd = 3, .window = 10 * 8192,
+	struct io_point p = { .workload = IO_RANDREAD,
+			      .bs = 8192,
+			      .qd = 3,
+			      .window = 10 * 8192,
 			      .seed = 42 };
 	struct io_cursor c;
 	uint64_t owner[10];
@@ -88,15 +91,16 @@ static void cursor_slots_never_overlap(void **state)
 	memset(owner, 0xff, sizeof(owner));
 	for (int round = 0; round < 20; round++) {
 		for (uint32_t slot = 0; slot < 3; slot++) {
-			uint64_t off = io_cursor_next_offset(&c, slot), lba = io_cursor_next_lba(&c);
+			uint64_t off = io_cursor_next_offset(&c, slot),
+				 lba = io_cursor_next_lba(&c);
 
 			assert_int_equal(off % 8192, 0);
 			assert_true(off + 8192 <= p.window);
 			if (owner[off / 8192] == UINT64_MAX)
 				owner[off / 8192] = slot;
-			assert_int_equal(owner[off / 8192], slot);	/* one slot per piece */
-			assert_int_equal(lba % 16, 0);			/* bs-aligned */
-			assert_true(lba + 16 <= 1000);			/* inside the namespace */
+			assert_int_equal(owner[off / 8192], slot); /* one slot per piece */
+			assert_int_equal(lba % 16, 0); /* bs-aligned */
+			assert_true(lba + 16 <= 1000); /* inside the namespace */
 		}
 	}
 	/* 3 slots x 3 pieces each: 9 of the 10 pieces in use */
@@ -136,13 +140,13 @@ static void pattern_matches_and_points_at_mismatch(void **state)
 		uint8_t *p = buf + s * PATTERN_SECTOR;
 		uint64_t n = 1000 + s;
 
-		memcpy(p, &n, 8);	/* x86: little-endian, as the disk holds it */
+		memcpy(p, &n, 8); /* x86: little-endian, as the disk holds it */
 		memcpy(p + 8, "IOMMUTRC", 8);
 		for (unsigned i = 16; i < PATTERN_SECTOR; i++)
 			p[i] = (uint8_t)i;
 	}
 	assert_int_equal(pattern_mismatch(buf, 1000, sizeof(buf)), -1);
-	assert_int_equal(pattern_mismatch(buf, 1001, sizeof(buf)), 0);	/* wrong sector */
+	assert_int_equal(pattern_mismatch(buf, 1001, sizeof(buf)), 0); /* wrong sector */
 	buf[PATTERN_SECTOR + 300] ^= 1;
 	assert_int_equal(pattern_mismatch(buf, 1000, sizeof(buf)), PATTERN_SECTOR + 300);
 }
@@ -186,8 +190,8 @@ static void cpulists(void **state)
 	assert_int_equal(cpuset_nth(&set, 0), 0);
 	assert_int_equal(cpuset_nth(&set, 4), 8);
 	assert_int_equal(cpuset_nth(&set, 6), 11);
-	assert_int_equal(cpuset_nth(&set, 7), 0);	/* wraps */
-	assert_int_equal(cpulist_parse("", &set), 0);	/* a node without CPUs */
+	assert_int_equal(cpuset_nth(&set, 7), 0); /* wraps */
+	assert_int_equal(cpulist_parse("", &set), 0); /* a node without CPUs */
 	assert_int_equal(cpuset_nth(&set, 0), -1);
 	assert_int_equal(cpulist_parse("3-1", &set), -1);
 	assert_int_equal(cpulist_parse("1,,2", &set), -1);
@@ -202,8 +206,8 @@ static void driver_dma_area_sizes(void **state)
 	const uint64_t mib2 = 2ull << 20;
 
 	assert_int_equal(nvme_io_dma_bytes(32, 4096), mib2);
-	assert_int_equal(nvme_io_dma_bytes(255, 2 << 20), mib2);	/* 3 + 4 + 1 + 255 pages */
-	assert_int_equal(nvme_io_dma_bytes(511, 2 << 20), 2 * mib2);	/* 3 + 8 + 2 + 511 */
+	assert_int_equal(nvme_io_dma_bytes(255, 2 << 20), mib2); /* 3 + 4 + 1 + 255 pages */
+	assert_int_equal(nvme_io_dma_bytes(511, 2 << 20), 2 * mib2); /* 3 + 8 + 2 + 511 */
 	/* 2047: SQ 32 pages, CQ 8, lists 2047 x 256 bytes = 128 pages; 3 + 32 + 8 + 128 */
 	assert_int_equal(nvme_io_dma_bytes(2047, 128 << 10), mib2);
 	/* NVME_IO_MAX_QD: SQ 4 MiB and CQ 1 MiB, no lists for 4 KiB reads */

@@ -20,19 +20,38 @@
 
 static struct io_report_run the_run(void)
 {
-	struct io_report_run run = { .engine = "vfio", .mapper = "type1",
-				     .workload = "randread", .buffer = "anon", .buffer_kind = "anon",
-				     .nsid = 1, .bs = 4096, .verify = 1, .ndevices = 2,
-				     .duration_ns = 1000000000, .repeat = 2,
-				     .size = 2 << 20, .window = 2 << 20, .iova = 1 << 30 };
+	struct io_report_run run = { .engine = "vfio",
+				     .mapper = "type1",
+				     .workload = "randread",
+				     .buffer = "anon",
+				     .buffer_kind = "anon",
+				     .nsid = 1,
+				     .bs = 4096,
+				     .verify = 1,
+				     .ndevices = 2,
+				     .duration_ns = 1000000000,
+				     .repeat = 2,
+				     .size = 2 << 20,
+				     .window = 2 << 20,
+				     .iova = 1 << 30 };
 
 	run.devices[0] = (struct io_report_device){ .device = "0000:00:04.0",
-		.model = "QEMU NVMe Ctrl", .serial = "x", .iommu = "translated", .block_size = 512,
-		.blocks = 262144,
-		.numa_node = -1, .cpu = 1, .iova = 1 << 30 };
+						    .model = "QEMU NVMe Ctrl",
+						    .serial = "x",
+						    .iommu = "translated",
+						    .block_size = 512,
+						    .blocks = 262144,
+						    .numa_node = -1,
+						    .cpu = 1,
+						    .iova = 1 << 30 };
 	run.devices[1] = (struct io_report_device){ .device = "0000:00:07.0",
-		.model = "QEMU NVMe Ctrl", .serial = "y", .block_size = 512, .blocks = 262144,
-		.numa_node = -1, .cpu = -1, .iova = 1 << 30 };
+						    .model = "QEMU NVMe Ctrl",
+						    .serial = "y",
+						    .block_size = 512,
+						    .blocks = 262144,
+						    .numa_node = -1,
+						    .cpu = -1,
+						    .iova = 1 << 30 };
 	return run;
 }
 
@@ -45,11 +64,11 @@ static struct io_report_point *point(uint32_t qd, uint32_t rep, uint32_t dev, ui
 	p->repeat_index = rep;
 	p->start_mono_ns = 1000;
 	p->end_mono_ns = 1000 + 500000000;
-	p->result.elapsed_ns = 500000000;	/* half a second */
+	p->result.elapsed_ns = 500000000; /* half a second */
 	p->result.completed = completed;
 	p->result.bytes = completed * 4096;
 	for (uint64_t i = 0; i < completed; i++)
-		lat_hist_add(&p->result.hist, 100000 + i % 2 * 50000);	/* 100 or 150 us */
+		lat_hist_add(&p->result.hist, 100000 + i % 2 * 50000); /* 100 or 150 us */
 	return p;
 }
 
@@ -61,10 +80,10 @@ static void round_trip_and_refusals(void **state)
 	int fd = memfd_create("report", 0);
 
 	assert_true(fd >= 0);
-	assert_int_equal(io_report_read(fd, &r), 1);	/* nothing written */
+	assert_int_equal(io_report_read(fd, &r), 1); /* nothing written */
 	assert_int_equal(io_report_write_run(fd, &run), 0);
 	assert_int_equal(io_report_read(fd, &r), 0);
-	assert_int_equal(r.npoints, 0);			/* the run alone: it failed early */
+	assert_int_equal(r.npoints, 0); /* the run alone: it failed early */
 	io_report_free(&r);
 	assert_int_equal(io_report_write_point(fd, 0, p0), 0);
 	assert_int_equal(io_report_read(fd, &r), 0);
@@ -73,11 +92,11 @@ static void round_trip_and_refusals(void **state)
 	assert_int_equal(r.points[0].result.completed, 10);
 	assert_int_equal(r.points[0].result.hist.count, 10);
 	io_report_free(&r);
-	assert_int_equal(io_report_write_point(fd, 1, bad), 0);	/* a third device's */
+	assert_int_equal(io_report_write_point(fd, 1, bad), 0); /* a third device's */
 	assert_int_equal(io_report_read(fd, &r), -1);
-	assert_int_equal(ftruncate(fd, 100), 0);		/* cut inside the run */
+	assert_int_equal(ftruncate(fd, 100), 0); /* cut inside the run */
 	assert_int_equal(io_report_read(fd, &r), -1);
-	assert_int_equal(pwrite(fd, "X", 1, 0), 1);		/* not our magic */
+	assert_int_equal(pwrite(fd, "X", 1, 0), 1); /* not our magic */
 	assert_int_equal(io_report_read(fd, &r), -1);
 	close(fd);
 	free(p0);
@@ -96,40 +115,48 @@ static void stores_runs_points_and_buckets(void **state)
 	sqlite3 *db = itdb_open(":memory:", ITDB_CREATE, &it_recorded_schema, err, sizeof(err));
 
 	assert_non_null(db);
-	assert_int_equal(itdb_session_begin(db, &(struct itdb_session_info){
-		.kind = "record", .capture = "bpf" }, &sid), 0);
+	assert_int_equal(itdb_session_begin(db,
+					    &(struct itdb_session_info){ .kind = "record",
+									 .capture = "bpf" },
+					    &sid),
+			 0);
 	r.points = calloc(6, sizeof(*r.points));
 	for (int i = 0; i < 6; i++)
 		r.points[i] = *pts[i];
 	assert_int_equal(io_report_store(db, sid, &r), 0);
-	assert_string_equal(sql_rows(db, "SELECT engine, device, serial, workload, bs_bytes,"
+	assert_string_equal(sql_rows(db,
+				     "SELECT engine, device, serial, workload, bs_bytes,"
 				     " buffer_kind, bar_offset_bytes, verify, repeat_count, device_count"
 				     " FROM io_runs"),
 			    "vfio|0000:00:04.0,0000:00:07.0|x|randread|4096|anon|NULL|1|2|2;");
-	assert_string_equal(sql_rows(db, "SELECT device_index, device, serial, block_size, iova,"
+	assert_string_equal(sql_rows(db,
+				     "SELECT device_index, device, serial, block_size, iova,"
 				     " numa_node, cpu, iommu FROM io_devices ORDER BY device_index"),
 			    "0|0000:00:04.0|x|512|1073741824|NULL|1|translated;"
 			    "1|0000:00:07.0|y|512|1073741824|NULL|NULL|NULL;");
-	assert_string_equal(sql_rows(db, "SELECT point, device_index, qd, repeat_index, completed,"
+	assert_string_equal(sql_rows(db,
+				     "SELECT point, device_index, qd, repeat_index, completed,"
 				     " failed, verify_errors, iops, bandwidth_bytes_per_s, mean_ns"
 				     " FROM io_points WHERE point IN (0, 1, 4) ORDER BY point"),
 			    "0|0|1|0|10|0|0|20.0|81920.0|125000.0;"
 			    "1|1|1|0|30|0|0|60.0|245760.0|125000.0;"
 			    "4|0|4|0|40|0|0|80.0|327680.0|125000.0;");
 	/* 100 us and 150 us fall in two buckets; the buckets hold every read */
-	assert_string_equal(sql_rows(db, "SELECT point, count(*), sum(count) FROM io_latency_buckets"
+	assert_string_equal(sql_rows(db,
+				     "SELECT point, count(*), sum(count) FROM io_latency_buckets"
 				     " GROUP BY point ORDER BY point"),
 			    "0|2|10;1|2|30;2|2|20;3|2|30;4|2|40;5|2|60;");
 	assert_string_equal(sql_rows(db, "SELECT count(*) FROM io_latency_buckets"
-				     " WHERE NOT (lo_ns <= 100000 AND 100000 <= hi_ns)"
-				     " AND NOT (lo_ns <= 150000 AND 150000 <= hi_ns)"), "0;");
+					 " WHERE NOT (lo_ns <= 100000 AND 100000 <= hi_ns)"
+					 " AND NOT (lo_ns <= 150000 AND 150000 <= hi_ns)"),
+			    "0;");
 	assert_string_equal(sql_rows(db, "SELECT device, qd, repeats, iops, completed"
-				     " FROM io_summary_view ORDER BY qd, device_index"),
+					 " FROM io_summary_view ORDER BY qd, device_index"),
 			    "0000:00:04.0|1|2|30.0|30;0000:00:07.0|1|2|60.0|60;"
 			    "0000:00:04.0|4|1|80.0|40;0000:00:07.0|4|1|120.0|60;");
 	/* all devices: per repeat the sums (qd 1: 80 and 100 IOPS), then their mean */
 	assert_string_equal(sql_rows(db, "SELECT qd, devices, repeats, iops, completed, mean_ns"
-				     " FROM io_total_view ORDER BY qd"),
+					 " FROM io_total_view ORDER BY qd"),
 			    "1|2|2|90.0|90|125000.0;4|2|1|200.0|100|125000.0;");
 	itdb_close(db);
 	free(r.points);
@@ -148,43 +175,51 @@ static void migrates_version_3_io_tables(void **state)
 	snprintf(path, sizeof(path), "%s/v3.db", dir);
 	db = itdb_open(path, ITDB_CREATE, &it_recorded_schema, err, sizeof(err));
 	assert_non_null(db);
-	assert_int_equal(itdb_session_begin(db, &(struct itdb_session_info){
-		.kind = "record", .capture = "bpf" }, &sid), 0);
+	assert_int_equal(itdb_session_begin(db,
+					    &(struct itdb_session_info){ .kind = "record",
+									 .capture = "bpf" },
+					    &sid),
+			 0);
 	assert_int_equal(sid, 1);
 	/* version 3's io tables, as it made them, with one run and one point */
-	assert_int_equal(itdb_exec(db,
-		"DROP VIEW io_summary_view; DROP VIEW io_total_view; DROP TABLE io_devices;"
-		" DROP TABLE io_points; DROP TABLE io_runs;"
-		" CREATE TABLE io_runs (session_id INTEGER PRIMARY KEY, engine TEXT NOT NULL,"
-		"  device TEXT NOT NULL, model TEXT, serial TEXT, nsid INTEGER NOT NULL,"
-		"  block_size INTEGER, blocks INTEGER, workload TEXT NOT NULL, bs_bytes INTEGER NOT NULL,"
-		"  duration_ns INTEGER NOT NULL, repeat_count INTEGER NOT NULL, mapper TEXT,"
-		"  buffer TEXT NOT NULL, buffer_kind TEXT NOT NULL, size_bytes INTEGER NOT NULL,"
-		"  bar_offset_bytes INTEGER, window_bytes INTEGER NOT NULL, iova INTEGER,"
-		"  verify INTEGER NOT NULL);"
-		" CREATE TABLE io_points (session_id INTEGER NOT NULL, point INTEGER NOT NULL,"
-		"  qd INTEGER NOT NULL, repeat_index INTEGER NOT NULL, start_mono_ns INTEGER NOT NULL,"
-		"  end_mono_ns INTEGER NOT NULL, elapsed_ns INTEGER NOT NULL,"
-		"  completed INTEGER NOT NULL, failed INTEGER NOT NULL, verify_errors INTEGER,"
-		"  bytes INTEGER NOT NULL, iops REAL, bandwidth_bytes_per_s REAL, mean_ns REAL,"
-		"  p50_ns INTEGER, p90_ns INTEGER, p99_ns INTEGER, p999_ns INTEGER, max_ns INTEGER,"
-		"  PRIMARY KEY (session_id, point));"
-		" CREATE VIEW io_summary_view AS SELECT session_id, qd FROM io_points;"
-		" INSERT INTO io_runs VALUES (1, 'vfio', '0000:00:04.0', 'M', 'S', 1, 512, 100,"
-		"  'randread', 4096, 1, 1, 'type1', 'anon', 'anon', 2097152, NULL, 2097152,"
-		"  1073741824, 0);"
-		" INSERT INTO io_points VALUES (1, 0, 4, 0, 1, 2, 1, 10, 0, NULL, 40960, 10.0, 40960.0,"
-		"  100.0, 1, 1, 1, 1, 1);"
-		" UPDATE meta SET value = '3' WHERE key = 'schema_version'", "test"), 0);
+	assert_int_equal(
+		itdb_exec(db,
+			  "DROP VIEW io_summary_view; DROP VIEW io_total_view; DROP TABLE io_devices;"
+			  " DROP TABLE io_points; DROP TABLE io_runs;"
+			  " CREATE TABLE io_runs (session_id INTEGER PRIMARY KEY, engine TEXT NOT NULL,"
+			  "  device TEXT NOT NULL, model TEXT, serial TEXT, nsid INTEGER NOT NULL,"
+			  "  block_size INTEGER, blocks INTEGER, workload TEXT NOT NULL, bs_bytes INTEGER NOT NULL,"
+			  "  duration_ns INTEGER NOT NULL, repeat_count INTEGER NOT NULL, mapper TEXT,"
+			  "  buffer TEXT NOT NULL, buffer_kind TEXT NOT NULL, size_bytes INTEGER NOT NULL,"
+			  "  bar_offset_bytes INTEGER, window_bytes INTEGER NOT NULL, iova INTEGER,"
+			  "  verify INTEGER NOT NULL);"
+			  " CREATE TABLE io_points (session_id INTEGER NOT NULL, point INTEGER NOT NULL,"
+			  "  qd INTEGER NOT NULL, repeat_index INTEGER NOT NULL, start_mono_ns INTEGER NOT NULL,"
+			  "  end_mono_ns INTEGER NOT NULL, elapsed_ns INTEGER NOT NULL,"
+			  "  completed INTEGER NOT NULL, failed INTEGER NOT NULL, verify_errors INTEGER,"
+			  "  bytes INTEGER NOT NULL, iops REAL, bandwidth_bytes_per_s REAL, mean_ns REAL,"
+			  "  p50_ns INTEGER, p90_ns INTEGER, p99_ns INTEGER, p999_ns INTEGER, max_ns INTEGER,"
+			  "  PRIMARY KEY (session_id, point));"
+			  " CREATE VIEW io_summary_view AS SELECT session_id, qd FROM io_points;"
+			  " INSERT INTO io_runs VALUES (1, 'vfio', '0000:00:04.0', 'M', 'S', 1, 512, 100,"
+			  "  'randread', 4096, 1, 1, 'type1', 'anon', 'anon', 2097152, NULL, 2097152,"
+			  "  1073741824, 0);"
+			  " INSERT INTO io_points VALUES (1, 0, 4, 0, 1, 2, 1, 10, 0, NULL, 40960, 10.0, 40960.0,"
+			  "  100.0, 1, 1, 1, 1, 1);"
+			  " UPDATE meta SET value = '3' WHERE key = 'schema_version'",
+			  "test"),
+		0);
 	itdb_close(db);
 	db = itdb_open(path, ITDB_APPEND, &it_recorded_schema, err, sizeof(err));
 	assert_non_null(db);
 	snprintf(version, sizeof(version), "%d;", IT_SCHEMA_VERSION);
 	assert_string_equal(sql_rows(db, "SELECT value FROM meta WHERE key = 'schema_version'"),
 			    version);
-	assert_string_equal(sql_rows(db, "SELECT device_index, device, model, iova FROM io_devices"),
+	assert_string_equal(sql_rows(db,
+				     "SELECT device_index, device, model, iova FROM io_devices"),
 			    "0|0000:00:04.0|M|1073741824;");
-	assert_string_equal(sql_rows(db, "SELECT device, device_index, qd, iops FROM io_summary_view"),
+	assert_string_equal(sql_rows(db,
+				     "SELECT device, device_index, qd, iops FROM io_summary_view"),
 			    "0000:00:04.0|0|4|10.0;");
 	assert_string_equal(sql_rows(db, "SELECT device_count FROM io_runs"), "1;");
 	itdb_close(db);

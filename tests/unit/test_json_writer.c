@@ -57,7 +57,9 @@ static void valid_utf8_passes_through(void **state)
 
 static void invalid_utf8_becomes_replacement(void **state)
 {
-	assert_string_equal(escaped("a\xff" "b"), "\"a\\ufffdb\"");
+	assert_string_equal(escaped("a\xff"
+				    "b"),
+			    "\"a\\ufffdb\"");
 	/* overlong '/', a surrogate, above U+10FFFF, a lone continuation byte */
 	assert_string_equal(escaped("\xc0\xaf"), "\"\\ufffd\\ufffd\"");
 	assert_string_equal(escaped("\xed\xa0\x80"), "\"\\ufffd\\ufffd\\ufffd\"");
@@ -96,24 +98,23 @@ static void document_layout(void **state)
 	json_end_object(&w);
 	json_end_object(&w);
 	assert_int_equal(json_finish(&w), 0);
-	assert_string_equal(capture_close(&c),
-			    "{\n"
-			    "  \"name\": \"dmar0\",\n"
-			    "  \"version\": null,\n"
-			    "  \"driver\": null,\n"
-			    "  \"group\": -1,\n"
-			    "  \"size_bytes\": 2147483648,\n"
-			    "  \"prefetchable\": true,\n"
-			    "  \"cap\": \"0xd2008c22260286\",\n"
-			    "  \"empty\": [],\n"
-			    "  \"bars\": [\n"
-			    "    {\n"
-			    "      \"bar_index\": 2\n"
-			    "    },\n"
-			    "    7\n"
-			    "  ],\n"
-			    "  \"empty_object\": {}\n"
-			    "}\n");
+	assert_string_equal(capture_close(&c), "{\n"
+					       "  \"name\": \"dmar0\",\n"
+					       "  \"version\": null,\n"
+					       "  \"driver\": null,\n"
+					       "  \"group\": -1,\n"
+					       "  \"size_bytes\": 2147483648,\n"
+					       "  \"prefetchable\": true,\n"
+					       "  \"cap\": \"0xd2008c22260286\",\n"
+					       "  \"empty\": [],\n"
+					       "  \"bars\": [\n"
+					       "    {\n"
+					       "      \"bar_index\": 2\n"
+					       "    },\n"
+					       "    7\n"
+					       "  ],\n"
+					       "  \"empty_object\": {}\n"
+					       "}\n");
 	free(c.text);
 }
 

@@ -12,7 +12,7 @@
 /* AMD v1 page table: any power of two from 4 KiB, but 512 GiB (AMD_IOMMU_PGSIZES) */
 #define AMD_V1 0xfff7ffffff000ull
 #define ALL_POWERS (~0xfffull)
-#define BAR1 0x4800000000ull	/* 1 GiB-aligned BAR start */
+#define BAR1 0x4800000000ull /* 1 GiB-aligned BAR start */
 
 static void expect_runs(uint64_t iova, uint64_t paddr, uint64_t size, uint64_t bitmap,
 			const struct leaf_run *want, long nwant)

@@ -14,23 +14,24 @@
 #include "analyzer/analysis.h"
 #include "tests/full_schema.h"
 
-#define PIECES "SELECT map_id, domain_ptr, printf('%x', iova), size_bytes, printf('%x', paddr)," \
-	       " mapped_ns, unmapped_ns, unmap_id, end_reason FROM map_pieces ORDER BY map_id, iova"
+#define PIECES \
+	"SELECT map_id, domain_ptr, printf('%x', iova), size_bytes, printf('%x', paddr)," \
+	" mapped_ns, unmapped_ns, unmap_id, end_reason FROM map_pieces ORDER BY map_id, iova"
 
 static const char every_piece[] =
-	"1|209|1000|4096|100000|10|20|1|unmap;"		/* 8 KiB unmapped 4 KiB at a time */
+	"1|209|1000|4096|100000|10|20|1|unmap;" /* 8 KiB unmapped 4 KiB at a time */
 	"1|209|2000|4096|101000|10|30|2|unmap;"
-	"2|209|10000|4096|200000|40|50|3|unmap;"	/* two maps, one unmap */
+	"2|209|10000|4096|200000|40|50|3|unmap;" /* two maps, one unmap */
 	"3|209|11000|4096|300000|41|50|3|unmap;"
-	"4|209|10000|4096|400000|60|NULL|NULL|NULL;"	/* mapped again, never unmapped */
-	"5|209|20000|4096|500000|70|NULL|NULL|NULL;"	/* a hole unmapped in the middle */
+	"4|209|10000|4096|400000|60|NULL|NULL|NULL;" /* mapped again, never unmapped */
+	"5|209|20000|4096|500000|70|NULL|NULL|NULL;" /* a hole unmapped in the middle */
 	"5|209|21000|4096|501000|70|80|4|unmap;"
 	"5|209|22000|4096|502000|70|NULL|NULL|NULL;"
-	"6|209|30000|4096|600000|90|95|NULL|remapped;"	/* mapped over: its unmap unseen */
+	"6|209|30000|4096|600000|90|95|NULL|remapped;" /* mapped over: its unmap unseen */
 	"7|209|30000|4096|700000|95|NULL|NULL|NULL;"
-	"8|210|1000|4096|800000|15|25|5|unmap;"		/* the same IOVA, another domain */
-	"9|NULL|5000|4096|900000|100|110|6|unmap;"	/* unknown domain matches unknown */
-	"10|209|40000|4096|a00000|120|120|7|unmap;";	/* map and unmap at one time */
+	"8|210|1000|4096|800000|15|25|5|unmap;" /* the same IOVA, another domain */
+	"9|NULL|5000|4096|900000|100|110|6|unmap;" /* unknown domain matches unknown */
+	"10|209|40000|4096|a00000|120|120|7|unmap;"; /* map and unmap at one time */
 
 static void pieces_and_their_ends(void **state)
 {
@@ -41,7 +42,7 @@ static void pieces_and_their_ends(void **state)
 	assert_string_equal(sql_rows(f.db, "SELECT maps, unmaps, pieces FROM map_pieces_state"),
 			    "10|8|13;");
 	assert_string_equal(sql_rows(f.db, "SELECT map_id, iova_hex, size_bytes FROM"
-				     " live_mappings_view ORDER BY map_id, iova"),
+					   " live_mappings_view ORDER BY map_id, iova"),
 			    "4|0x10000|4096;5|0x20000|4096;5|0x22000|4096;7|0x30000|4096;");
 	/* recomputing replaces, never adds */
 	assert_int_equal(lifetimes_compute(f.db, 1), 0);
@@ -55,10 +56,11 @@ static void live_bytes_and_peak(void **state)
 
 	fixture_db_open(&f, "lifetimes");
 	assert_string_equal(sql_rows(f.db, "SELECT ts_ns, live_bytes FROM live_bytes_view"
-				     " WHERE domain_ptr = 209 ORDER BY ts_ns"),
+					   " WHERE domain_ptr = 209 ORDER BY ts_ns"),
 			    "10|8192;20|4096;30|0;40|4096;41|8192;50|0;60|4096;70|16384;80|12288;"
 			    "90|16384;95|16384;120|16384;");
-	assert_string_equal(sql_rows(f.db, "SELECT IFNULL(domain_ptr, 'NULL'), MAX(live_bytes)"
+	assert_string_equal(sql_rows(f.db,
+				     "SELECT IFNULL(domain_ptr, 'NULL'), MAX(live_bytes)"
 				     " FROM live_bytes_view GROUP BY domain_ptr ORDER BY domain_ptr"),
 			    "NULL|4096;209|16384;210|4096;");
 	fixture_db_close(&f);
@@ -71,20 +73,24 @@ static void ensure_follows_the_events(void **state)
 	struct fixture_db f;
 
 	fixture_db_open(&f, "lifetimes");
-	assert_int_equal(itdb_exec(f.db, it_capture_index_sql, "test"), 0);	/* as a session end */
+	assert_int_equal(itdb_exec(f.db, it_capture_index_sql, "test"), 0); /* as a session end */
 	assert_int_equal(itdb_exec(f.db, "DELETE FROM map_pieces WHERE map_id = 1", "test"), 0);
 	assert_int_equal(lifetimes_ensure(f.db, 1), 0);
 	assert_string_equal(sql_rows(f.db, "SELECT COUNT(*) FROM map_pieces"), "11;");
-	assert_int_equal(itdb_exec(f.db, "INSERT INTO unmaps(unmap_id, session_id, ts_ns, domain_ptr,"
+	assert_int_equal(itdb_exec(f.db,
+				   "INSERT INTO unmaps(unmap_id, session_id, ts_ns, domain_ptr,"
 				   " iova, size_bytes, unmapped_bytes) VALUES (9, 1, 140, 209, 65536,"
-				   " 4096, 4096)", "test"), 0);
+				   " 4096, 4096)",
+				   "test"),
+			 0);
 	assert_int_equal(lifetimes_ensure(f.db, 1), 0);
 	assert_string_equal(sql_rows(f.db, "SELECT unmapped_ns, unmap_id FROM map_pieces"
-				     " WHERE map_id = 4"), "140|9;");
+					   " WHERE map_id = 4"),
+			    "140|9;");
 	assert_string_equal(sql_rows(f.db, "SELECT COUNT(*) FROM map_pieces"), "13;");
 	/* set aside for the sweep, then made again */
 	assert_string_equal(sql_rows(f.db, "SELECT name FROM sqlite_master WHERE type = 'index'"
-				     " AND tbl_name = 'map_pieces' ORDER BY name"),
+					   " AND tbl_name = 'map_pieces' ORDER BY name"),
 			    "map_pieces_by_session;map_pieces_live;");
 	fixture_db_close(&f);
 }
@@ -98,15 +104,19 @@ static void analysis_computes_them(void **state)
 	char err[256];
 
 	fixture_db_open(&f, "lifetimes");
-	assert_int_equal(itdb_exec(f.db, "DROP VIEW live_mappings_view; DROP VIEW live_bytes_view;"
+	assert_int_equal(itdb_exec(f.db,
+				   "DROP VIEW live_mappings_view; DROP VIEW live_bytes_view;"
 				   " DROP TABLE map_pieces; DROP TABLE map_pieces_state;"
-				   " UPDATE meta SET value = '6' WHERE key = 'schema_version'", "test"), 0);
+				   " UPDATE meta SET value = '6' WHERE key = 'schema_version'",
+				   "test"),
+			 0);
 	itdb_close(f.db);
 	f.db = itdb_open(f.path, ITDB_MIGRATE, &test_full_schema, err, sizeof(err));
 	assert_non_null(f.db);
 	assert_string_equal(sql_rows(f.db, "SELECT COUNT(*) FROM map_pieces"), "0;");
 	assert_int_equal(atoi(sql_rows(f.db, "SELECT value FROM meta"
-				       " WHERE key = 'schema_version'")), IT_SCHEMA_VERSION);
+					     " WHERE key = 'schema_version'")),
+			 IT_SCHEMA_VERSION);
 	itdb_close(f.db);
 	assert_int_equal(analysis_open(&a, f.path, &test_full_schema, -1), 0);
 	assert_string_equal(sql_rows(a.db, PIECES), every_piece);
@@ -134,19 +144,28 @@ static void pieces_keep_no_statement_journal(void **state)
 	assert_non_null(w);
 	subjournal_writes = 0;
 	for (int64_t i = 1; i <= 200; i++)
-		assert_int_equal(piece_writer_add(w, &(struct piece_row){
-			.map_id = i, .iova = i << 12, .paddr = i << 12, .size = 4096,
-			.mapped_ns = i, .end_ns = -1, .unmap_id = -1 }), 0);
+		assert_int_equal(piece_writer_add(w, &(struct piece_row){ .map_id = i,
+									  .iova = i << 12,
+									  .paddr = i << 12,
+									  .size = 4096,
+									  .mapped_ns = i,
+									  .end_ns = -1,
+									  .unmap_id = -1 }),
+				 0);
 	assert_int_equal(subjournal_writes, 0);
 	assert_int_equal(piece_writer_end(w), 0);
 	piece_writer_free(w);
 	assert_int_equal(itdb_exec(f.db, "COMMIT", "test"), 0);
 	assert_string_equal(sql_rows(f.db, "SELECT COUNT(*), SUM(map_id), SUM(unmapped_ns IS NULL)"
-				     " FROM map_pieces"), "200|20100|200;");
+					   " FROM map_pieces"),
+			    "200|20100|200;");
 	subjournal_writes = 0;
-	assert_int_equal(itdb_exec(f.db, "BEGIN; INSERT INTO map_pieces(session_id, map_id, iova,"
+	assert_int_equal(itdb_exec(f.db,
+				   "BEGIN; INSERT INTO map_pieces(session_id, map_id, iova,"
 				   " paddr, size_bytes, mapped_ns) VALUES (1, 1, 1, 1, 1, 1),"
-				   " (1, 2, 2, 2, 2, 2); COMMIT", "test"), 0);
+				   " (1, 2, 2, 2, 2, 2); COMMIT",
+				   "test"),
+			 0);
 	assert_true(subjournal_writes > 0);
 	fixture_db_close(&f);
 	subjournal_count_end();

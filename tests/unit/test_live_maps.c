@@ -39,7 +39,9 @@ static void pieces_in_a_row(void **state)
 	(void)state;
 	for (uint64_t i = 0; i < 3; i++)
 		assert_int_equal(live_maps_add(lm, &(struct live_map){ 0xd0, 0x10000 + i * 0x2000,
-								   0x900000 + i * 0x10000, 0x2000 }), 0);
+								       0x900000 + i * 0x10000,
+								       0x2000 }),
+				 0);
 	assert_int_equal(live_maps_remove(lm, 0xd0, 0x10000, 0x5000, keep, &ps), 0x5000);
 	assert_int_equal(ps.n, 3);
 	assert_piece(&ps.p[0], 0x10000, 0x900000, 0x2000);
@@ -68,7 +70,8 @@ static void one_iova_twice(void **state)
 	assert_int_equal(live_maps_add(lm, &(struct live_map){ 0, 0x10000, 0xb00000, 0x1000 }), 0);
 	for (uint64_t i = 0; i < 1000; i++)
 		assert_int_equal(live_maps_add(lm, &(struct live_map){ 0, 0x100000 + i * 0x1000,
-								   i * 0x1000, 0x1000 }), 0);
+								       i * 0x1000, 0x1000 }),
+				 0);
 	assert_int_equal(live_maps_remove(lm, 0, 0x10000, 0x1000, keep, &ps), 0x1000);
 	assert_int_equal(live_maps_remove(lm, 0, 0x10000, 0x1000, keep, &ps), 0x1000);
 	assert_int_equal(live_maps_remove(lm, 0, 0x10000, 0x1000, keep, &ps), 0);

@@ -20,18 +20,28 @@
 #define BAR_START 0x800000000ull
 #define M246 (246ull << 20)
 
-static struct backing_run bar_run = { .offset = 0, .paddr = BAR_START + M246, .size = 512ull << 20 };
+static struct backing_run bar_run = { .offset = 0,
+				      .paddr = BAR_START + M246,
+				      .size = 512ull << 20 };
 
 static struct map_report bar_report(void)
 {
-	struct map_report r = { .mapper = "type1", .device = "0000:00:05.0",
-				.buffer = "bar:0000:00:05.0/2", .buffer_kind = "bar",
-				.bar_device = "0000:00:05.0", .bar_index = 2,
-				.bar_start = BAR_START, .bar_offset = M246, .size = 512ull << 20,
-				.iova = LEAF_1G, .vaddr = 0x7f0000000000ull, .repeat = 1,
+	struct map_report r = { .mapper = "type1",
+				.device = "0000:00:05.0",
+				.buffer = "bar:0000:00:05.0/2",
+				.buffer_kind = "bar",
+				.bar_device = "0000:00:05.0",
+				.bar_index = 2,
+				.bar_start = BAR_START,
+				.bar_offset = M246,
+				.size = 512ull << 20,
+				.iova = LEAF_1G,
+				.vaddr = 0x7f0000000000ull,
+				.repeat = 1,
 				.maps_done = 1,
 				.mapper_pgsize_bitmap = LEAF_4K | LEAF_2M | LEAF_1G,
-				.nruns = 1, .runs = &bar_run };
+				.nruns = 1,
+				.runs = &bar_run };
 	return r;
 }
 
@@ -41,12 +51,12 @@ static void round_trip(void **state)
 	int fd = memfd_create("report", 0);
 
 	assert_true(fd >= 0);
-	assert_int_equal(map_report_read(fd, &out), 1);	/* nothing written yet */
+	assert_int_equal(map_report_read(fd, &out), 1); /* nothing written yet */
 	in.nruns = 0;
-	assert_int_equal(map_report_write(fd, &in), 0);	/* the parameters first */
+	assert_int_equal(map_report_write(fd, &in), 0); /* the parameters first */
 	in.nruns = 1;
 	in.maps_done = 3;
-	assert_int_equal(map_report_write(fd, &in), 0);	/* then over it, measured */
+	assert_int_equal(map_report_write(fd, &in), 0); /* then over it, measured */
 	assert_int_equal(map_report_read(fd, &out), 0);
 	assert_string_equal(out.buffer, "bar:0000:00:05.0/2");
 	assert_int_equal(out.maps_done, 3);
@@ -65,11 +75,11 @@ static void refuses_truncated_and_foreign(void **state)
 	assert_true(fd >= 0);
 	assert_int_equal(map_report_write(fd, &in), 0);
 	full = lseek(fd, 0, SEEK_END);
-	assert_int_equal(ftruncate(fd, full - 1), 0);	/* a run cut short */
+	assert_int_equal(ftruncate(fd, full - 1), 0); /* a run cut short */
 	assert_int_equal(map_report_read(fd, &out), -1);
 	assert_null(out.runs);
 	assert_int_equal(map_report_write(fd, &in), 0);
-	assert_int_equal(pwrite(fd, "X", 1, 0), 1);	/* not our magic */
+	assert_int_equal(pwrite(fd, "X", 1, 0), 1); /* not our magic */
 	assert_int_equal(map_report_read(fd, &out), -1);
 	close(fd);
 }
@@ -80,8 +90,11 @@ static sqlite3 *session_db(int64_t *sid)
 	sqlite3 *db = itdb_open(":memory:", ITDB_CREATE, &it_recorded_schema, err, sizeof(err));
 
 	assert_non_null(db);
-	assert_int_equal(itdb_session_begin(db, &(struct itdb_session_info){
-		.kind = "record", .capture = "bpf" }, sid), 0);
+	assert_int_equal(itdb_session_begin(db,
+					    &(struct itdb_session_info){ .kind = "record",
+									 .capture = "bpf" },
+					    sid),
+			 0);
 	return db;
 }
 
@@ -89,7 +102,8 @@ static void driver_pages(sqlite3 *db, int64_t sid, uint64_t iova, uint64_t pgsiz
 {
 	char sql[256];
 
-	snprintf(sql, sizeof(sql), "INSERT INTO driver_maps(session_id, op, iova, pgsize_bytes,"
+	snprintf(sql, sizeof(sql),
+		 "INSERT INTO driver_maps(session_id, op, iova, pgsize_bytes,"
 		 " pgcount, source) VALUES (%lld, 'map', %llu, %llu, %llu, 'observed')",
 		 (long long)sid, (unsigned long long)iova, (unsigned long long)pgsize,
 		 (unsigned long long)n);
@@ -104,19 +118,21 @@ static void stores_bar_window_with_expected_pages(void **state)
 	sqlite3 *db = session_db(&sid);
 
 	assert_int_equal(map_report_store(db, sid, &r), 0);
-	assert_string_equal(sql_rows(db, "SELECT mapper, device, buffer_kind, bar_index,"
+	assert_string_equal(sql_rows(db,
+				     "SELECT mapper, device, buffer_kind, bar_index,"
 				     " printf('0x%x', bar_offset_bytes), printf('0x%x', iova),"
 				     " iova_given, maps_done, expected_pgsize_source, thp_bytes,"
 				     " phys_runs FROM map_runs"),
 			    "type1|0000:00:05.0|bar|2|0xf600000|0x40000000|0|1|mapper|NULL|1;");
-	assert_string_equal(sql_rows(db, "SELECT printf('0x%x', paddr), size_bytes FROM map_backing"),
+	assert_string_equal(sql_rows(db,
+				     "SELECT printf('0x%x', paddr), size_bytes FROM map_backing"),
 			    "0x80f600000|536870912;");
 	assert_string_equal(sql_rows(db, "SELECT pgsize_bytes, pgcount FROM map_expected_pages"),
 			    "2097152|256;");
 	driver_pages(db, sid, LEAF_1G, LEAF_2M, 256);
-	driver_pages(db, sid, 0, LEAF_4K, 2);	/* outside the run's IOVA range: not counted */
+	driver_pages(db, sid, 0, LEAF_4K, 2); /* outside the run's IOVA range: not counted */
 	assert_string_equal(sql_rows(db, "SELECT pgsize_bytes, expected_pages, seen_pages, source,"
-				     " agrees FROM map_pages_check_view"),
+					 " agrees FROM map_pages_check_view"),
 			    "2097152|256|256|observed|1;");
 	itdb_close(db);
 }
@@ -136,7 +152,7 @@ static void shifted_iova_expects_4k_and_flags_mismatch(void **state)
 			    "4096|131072;");
 	driver_pages(db, sid, LEAF_1G + LEAF_4K, LEAF_2M, 256);
 	assert_string_equal(sql_rows(db, "SELECT pgsize_bytes, expected_pages, seen_pages, agrees"
-				     " FROM map_pages_check_view ORDER BY pgsize_bytes"),
+					 " FROM map_pages_check_view ORDER BY pgsize_bytes"),
 			    "4096|131072|0|0;2097152|0|256|0;");
 	itdb_close(db);
 }
@@ -146,32 +162,41 @@ static void shifted_iova_expects_4k_and_flags_mismatch(void **state)
 static void domain_bitmap_and_scattered_runs(void **state)
 {
 	struct backing_run runs[] = {
-		{ .offset = 0, .paddr = 0x40000000, .size = LEAF_2M },		/* one 2 MiB page */
-		{ .offset = LEAF_2M, .paddr = 0x7000, .size = 3 * LEAF_4K },	/* 4 KiB pages */
+		{ .offset = 0, .paddr = 0x40000000, .size = LEAF_2M }, /* one 2 MiB page */
+		{ .offset = LEAF_2M, .paddr = 0x7000, .size = 3 * LEAF_4K }, /* 4 KiB pages */
 	};
-	struct map_report r = { .mapper = "iommufd", .device = "0000:00:04.0", .buffer = "thp",
-				.buffer_kind = "thp", .size = LEAF_2M + 3 * LEAF_4K,
-				.iova = LEAF_1G, .repeat = 2, .maps_done = 2, .thp_bytes = LEAF_2M,
-				.nruns = 2, .runs = runs };
+	struct map_report r = { .mapper = "iommufd",
+				.device = "0000:00:04.0",
+				.buffer = "thp",
+				.buffer_kind = "thp",
+				.size = LEAF_2M + 3 * LEAF_4K,
+				.iova = LEAF_1G,
+				.repeat = 2,
+				.maps_done = 2,
+				.thp_bytes = LEAF_2M,
+				.nruns = 2,
+				.runs = runs };
 	int64_t sid;
 	sqlite3 *db = session_db(&sid);
 	char sql[256];
 
-	snprintf(sql, sizeof(sql), "INSERT INTO domains(session_id, domain_ptr, pgsize_bitmap)"
+	snprintf(sql, sizeof(sql),
+		 "INSERT INTO domains(session_id, domain_ptr, pgsize_bitmap)"
 		 " VALUES (%lld, 4096, %llu); INSERT INTO maps(session_id, ts_ns, domain_ptr, iova,"
-		 " paddr, size_bytes) VALUES (%lld, 1, 4096, %llu, 0, 1)", (long long)sid,
-		 LEAF_4K | LEAF_2M, (long long)sid, LEAF_1G);
+		 " paddr, size_bytes) VALUES (%lld, 1, 4096, %llu, 0, 1)",
+		 (long long)sid, LEAF_4K | LEAF_2M, (long long)sid, LEAF_1G);
 	assert_int_equal(itdb_exec(db, sql, "test"), 0);
 	assert_int_equal(map_report_store(db, sid, &r), 0);
 	assert_string_equal(sql_rows(db, "SELECT expected_pgsize_bitmap, expected_pgsize_source,"
-				     " thp_bytes, hugetlb_bytes, phys_runs FROM map_runs"),
+					 " thp_bytes, hugetlb_bytes, phys_runs FROM map_runs"),
 			    "2101248|domain|2097152|0|2;");
 	assert_string_equal(sql_rows(db, "SELECT pgsize_bytes, pgcount FROM map_expected_pages"
-				     " ORDER BY pgsize_bytes"), "4096|3;2097152|1;");
+					 " ORDER BY pgsize_bytes"),
+			    "4096|3;2097152|1;");
 	driver_pages(db, sid, LEAF_1G, LEAF_2M, 2);
 	driver_pages(db, sid, LEAF_1G + LEAF_2M, LEAF_4K, 6);
 	assert_string_equal(sql_rows(db, "SELECT pgsize_bytes, expected_pages, agrees"
-				     " FROM map_pages_check_view ORDER BY pgsize_bytes"),
+					 " FROM map_pages_check_view ORDER BY pgsize_bytes"),
 			    "4096|6|1;2097152|2|1;");
 	itdb_close(db);
 }
@@ -187,7 +212,8 @@ static void no_bitmap_no_expectation(void **state)
 	r.mapper_pgsize_bitmap = 0;
 	assert_int_equal(map_report_store(db, sid, &r), 0);
 	assert_string_equal(sql_rows(db, "SELECT expected_pgsize_bitmap, expected_pgsize_source,"
-				     " phys_runs FROM map_runs"), "NULL|NULL|1;");
+					 " phys_runs FROM map_runs"),
+			    "NULL|NULL|1;");
 	assert_string_equal(sql_rows(db, "SELECT count(*) FROM map_expected_pages"), "0;");
 	itdb_close(db);
 }
@@ -201,9 +227,16 @@ static struct map_segment import_segs[] = {
 
 static struct map_report import_report(void)
 {
-	struct map_report r = { .mapper = "dma_buf", .device = "0000:00:04.0", .buffer = "vgem",
-				.buffer_kind = "vgem", .exporter = "drm", .size = 8ull << 20,
-				.iova = 1ull << 32, .repeat = 2, .maps_done = 2, .nsegs = 2,
+	struct map_report r = { .mapper = "dma_buf",
+				.device = "0000:00:04.0",
+				.buffer = "vgem",
+				.buffer_kind = "vgem",
+				.exporter = "drm",
+				.size = 8ull << 20,
+				.iova = 1ull << 32,
+				.repeat = 2,
+				.maps_done = 2,
+				.nsegs = 2,
 				.segs = import_segs };
 	return r;
 }
@@ -250,25 +283,27 @@ static void import_runs_from_recorded_maps(void **state)
 	assert_int_equal(itdb_exec(db, sql, "test"), 0);
 	assert_int_equal(map_report_store(db, sid, &r), 0);
 	assert_string_equal(sql_rows(db, "SELECT mapper, exporter, dma_segments, phys_source,"
-				     " phys_runs, expected_pgsize_source FROM map_runs"),
+					 " phys_runs, expected_pgsize_source FROM map_runs"),
 			    "dma_buf|drm|1|recorded|2|domain;");
 	assert_string_equal(sql_rows(db, "SELECT repetition, segment_index, dma_addr, length_bytes"
-				     " FROM map_dma_segments ORDER BY repetition"),
+					 " FROM map_dma_segments ORDER BY repetition"),
 			    "0|0|4294967296|8388608;1|0|4294967296|8388608;");
-	assert_string_equal(sql_rows(db, "SELECT offset_bytes, paddr_hex, bar_device, bar_index,"
+	assert_string_equal(sql_rows(db,
+				     "SELECT offset_bytes, paddr_hex, bar_device, bar_index,"
 				     " bar_offset_hex FROM map_backing_bars_view ORDER BY offset_bytes"),
 			    "0|0x200000000|NULL|NULL|NULL;4194304|0x300001000|0000:00:05.0|2|0x1000;");
 	assert_string_equal(sql_rows(db, "SELECT pgsize_bytes, pgcount FROM map_expected_pages"
-				     " ORDER BY pgsize_bytes"), "4096|1024;2097152|2;");
+					 " ORDER BY pgsize_bytes"),
+			    "4096|1024;2097152|2;");
 	for (int round = 0; round < 2; round++) {
 		driver_pages(db, sid, 1ull << 32, LEAF_2M, 2);
 		driver_pages(db, sid, (1ull << 32) + (4ull << 20), LEAF_4K, 1024);
 	}
-	driver_pages(db, sid, (1ull << 32) + (8ull << 20), LEAF_4K, 1);	/* past the segment */
+	driver_pages(db, sid, (1ull << 32) + (8ull << 20), LEAF_4K, 1); /* past the segment */
 	assert_string_equal(sql_rows(db, "SELECT pgsize_bytes, expected_pages, seen_pages, agrees"
-				     " FROM map_pages_check_view ORDER BY pgsize_bytes"),
+					 " FROM map_pages_check_view ORDER BY pgsize_bytes"),
 			    "4096|2048|2048|1;2097152|4|4|1;");
-	free(r.runs);	/* map_report_store's, from the recorded maps; segs are this file's */
+	free(r.runs); /* map_report_store's, from the recorded maps; segs are this file's */
 	itdb_close(db);
 }
 

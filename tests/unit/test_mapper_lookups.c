@@ -28,10 +28,9 @@ static int make_machine(void **state)
 
 	fixture_create(root);
 	fixture_pci_device(root, BDF, "0x1af4\n", "0x1110\n", "0x050000\n", "0\n",
-			   "0x00000000febd4000 0x00000000febd40ff 0x0000000000040200\n"
-			   RES_EMPTY
-			   "0x0000000800000000 0x000000087fffffff 0x000000000014220c\n"
-			   RES_EMPTY RES_EMPTY RES_EMPTY RES_EMPTY);
+			   "0x00000000febd4000 0x00000000febd40ff 0x0000000000040200\n" RES_EMPTY
+			   "0x0000000800000000 0x000000087fffffff 0x000000000014220c\n" RES_EMPTY
+				   RES_EMPTY RES_EMPTY RES_EMPTY);
 	snprintf(target, sizeof(target), "../../../kernel/iommu_groups/%d", GROUP);
 	fixture_pci_link(root, BDF, "iommu_group", target);
 	fixture_mkdir(root, "sys/devices/pci0000:00/" BDF "/vfio-dev/" CDEV);
@@ -94,7 +93,7 @@ static void type1_finds_the_group(void **state)
 	assert_int_equal(vfio_type1_add_device_group(&v, BDF), -1);
 	release_stderr();
 	assert_string_equal(logged, "iommutrace: error: opening /dev/vfio/4093: "
-			    "No such file or directory\n");
+				    "No such file or directory\n");
 	assert_int_equal(v.ngroups, 0);
 }
 
@@ -107,7 +106,7 @@ static void iommufd_finds_the_cdev(void **state)
 	assert_int_equal(iommufd_add_device(&m, BDF), -1);
 	release_stderr();
 	assert_string_equal(logged, "iommutrace: error: opening /dev/vfio/devices/" CDEV " (" BDF
-			    "): No such file or directory\n");
+				    "): No such file or directory\n");
 	assert_int_equal(m.ndevices, 0);
 }
 

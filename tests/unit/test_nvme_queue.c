@@ -24,7 +24,7 @@ static void doorbells_at_the_stride(void **state)
 {
 	struct nvme_queue q;
 
-	nvme_queue_init(&q, 1, SIZE, sq, 0x1000, cq, 0x2000, regs, 1);	/* stride 8 bytes */
+	nvme_queue_init(&q, 1, SIZE, sq, 0x1000, cq, 0x2000, regs, 1); /* stride 8 bytes */
 	assert_ptr_equal(q.sq_doorbell, (void *)(regs + 0x1000 + 2 * 8));
 	assert_ptr_equal(q.cq_doorbell, (void *)(regs + 0x1000 + 3 * 8));
 	nvme_queue_init(&q, 0, SIZE, sq, 0x1000, cq, 0x2000, regs, 0);
@@ -50,7 +50,7 @@ static void submit_reap_and_wrap(void **state)
 	assert_int_equal(*sq_db, 3);
 	assert_int_equal(sq[2].cid, 2);
 	assert_int_equal(sq[2].cdw10, 2);
-	assert_int_equal(nvme_queue_reap(&q, &out), 0);		/* nothing completed yet */
+	assert_int_equal(nvme_queue_reap(&q, &out), 0); /* nothing completed yet */
 	/* three completions in phase 1, then the fourth slot and the wrap */
 	for (uint16_t i = 0; i < SIZE - 1; i++) {
 		complete(i, i, 1);
@@ -59,16 +59,16 @@ static void submit_reap_and_wrap(void **state)
 		assert_int_equal(*cq_db, i + 1);
 	}
 	assert_int_equal(q.in_flight, 0);
-	nvme_queue_submit(&q, &(struct nvme_sqe){ .cid = 7 });	/* tail 3 -> 0 */
-	nvme_queue_submit(&q, &(struct nvme_sqe){ .cid = 8 });	/* tail 0 -> 1 */
+	nvme_queue_submit(&q, &(struct nvme_sqe){ .cid = 7 }); /* tail 3 -> 0 */
+	nvme_queue_submit(&q, &(struct nvme_sqe){ .cid = 8 }); /* tail 0 -> 1 */
 	assert_int_equal(*sq_db, 1);
 	assert_int_equal(sq[0].cid, 8);
 	complete(3, 7, 1);
 	assert_int_equal(nvme_queue_reap(&q, &out), 1);
-	assert_int_equal(*cq_db, 0);				/* the head wrapped */
+	assert_int_equal(*cq_db, 0); /* the head wrapped */
 	/* slot 0 still holds the old phase-1 entry: not a new completion */
 	assert_int_equal(nvme_queue_reap(&q, &out), 0);
-	complete(0, 8, 0);					/* the new phase is 0 */
+	complete(0, 8, 0); /* the new phase is 0 */
 	assert_int_equal(nvme_queue_reap(&q, &out), 1);
 	assert_int_equal(out.cid, 8);
 	assert_int_equal(q.in_flight, 0);

@@ -23,8 +23,8 @@ static struct it_event record(uint32_t tid, uint32_t cpu, uint64_t ts)
 }
 
 /* The timestamps of the thread's records, in order, into out; how many. */
-static size_t thread_ts(struct pending_records *q, uint32_t tid, uint32_t cpu,
-			uint64_t *out, size_t max)
+static size_t thread_ts(struct pending_records *q, uint32_t tid, uint32_t cpu, uint64_t *out,
+			size_t max)
 {
 	struct it_event_header h = { .tid = tid, .cpu = cpu };
 	uint32_t slot = PENDING_NONE;
@@ -46,7 +46,8 @@ static void threads_in_order(void **state)
 	assert_int_equal(pending_records_oldest(q), PENDING_NONE);
 	for (uint64_t i = 0; i < 6; i++)
 		pending_records_push(q, &(struct it_event){ .h = { .tid = i % 2 ? 43 : 42,
-								 .cpu = 1, .ts_ns = i } });
+								   .cpu = 1,
+								   .ts_ns = i } });
 	assert_int_equal(thread_ts(q, 42, 0, ts, 8), 3);
 	assert_int_equal(ts[0], 0);
 	assert_int_equal(ts[1], 2);
@@ -58,7 +59,8 @@ static void threads_in_order(void **state)
 	pending_records_remove(q, slot);
 	assert_int_equal(thread_ts(q, 42, 0, ts, 8), 2);
 	assert_int_equal(ts[1], 4);
-	assert_int_equal(pending_records_thread_count(q, &(struct it_event_header){ .tid = 42 }), 2);
+	assert_int_equal(pending_records_thread_count(q, &(struct it_event_header){ .tid = 42 }),
+			 2);
 	assert_int_equal(thread_ts(q, 43, 0, ts, 8), 3);
 	/* the oldest out: the next oldest is 43's first */
 	pending_records_remove(q, pending_records_oldest(q));
@@ -85,8 +87,8 @@ static void gaps_closed(void **state)
 			pending_records_remove(q, slot);
 			expect += 2;
 		}
-		slot = pending_records_push(q, &(struct it_event){ .h = { .tid = 7, .ts_ns = i,
-								       .cpu = 0 } });
+		slot = pending_records_push(q, &(struct it_event){
+						       .h = { .tid = 7, .ts_ns = i, .cpu = 0 } });
 		/* every odd record is taken out at once, from the thread's end */
 		if (i % 2)
 			pending_records_remove(q, slot);
@@ -122,7 +124,8 @@ static void many_threads_over_time(void **state)
 
 		if (pending_records_full(q))
 			pending_records_remove(q, pending_records_oldest(q));
-		slot = pending_records_push(q, &(struct it_event){ .h = { .tid = tid, .ts_ns = i } });
+		slot = pending_records_push(q,
+					    &(struct it_event){ .h = { .tid = tid, .ts_ns = i } });
 		/* a new thread's record is mostly taken out at once */
 		if (tid >= 100 && i % 4)
 			pending_records_remove(q, slot);

@@ -21,9 +21,9 @@
 
 struct plot_test {
 	struct fixture_db db;
-	char dir[64];		/* the figures go to dir/plots */
+	char dir[64]; /* the figures go to dir/plots */
 	char plots[96];
-	char logged[2048];	/* what the last plot() wrote on standard error */
+	char logged[2048]; /* what the last plot() wrote on standard error */
 };
 
 static int setup(void **state)
@@ -149,58 +149,58 @@ static void makes_the_figures(void **state)
 		assert_exists(t->plots, name);
 	}
 	assert_file(t->plots, "session-2-pages.dat",
-		"# session 2: IOMMU pages mapped per page size (driver_maps rows of op 'map')\n"
-		"# page_size pgsize_bytes observed derived\n"
-		"\"4 KiB\" 4096 512 0\n"
-		"\"2 MiB\" 2097152 1 0\n");
+		    "# session 2: IOMMU pages mapped per page size (driver_maps rows of op 'map')\n"
+		    "# page_size pgsize_bytes observed derived\n"
+		    "\"4 KiB\" 4096 512 0\n"
+		    "\"2 MiB\" 2097152 1 0\n");
 	/* held at the last value until the session's end (12 s after its start at 1 s) */
 	assert_file(t->plots, "session-2-footprint.dat",
-		"# session 2: live IOMMU-mapped bytes per domain (live_bytes_view), after each change;"
-		" time from the session's start\n"
-		"# seconds live_bytes\n"
-		"# domain 0xffff888101234000 (0000:00:04.0)\n"
-		"0.050000000 2097152\n"
-		"0.100000000 4194304\n"
-		"10.000000000 2097152\n"
-		"10.100000000 0\n"
-		"11.000000000 0\n");
+		    "# session 2: live IOMMU-mapped bytes per domain (live_bytes_view), after each change;"
+		    " time from the session's start\n"
+		    "# seconds live_bytes\n"
+		    "# domain 0xffff888101234000 (0000:00:04.0)\n"
+		    "0.050000000 2097152\n"
+		    "0.100000000 4194304\n"
+		    "10.000000000 2097152\n"
+		    "10.100000000 0\n"
+		    "11.000000000 0\n");
 	/* the IOMMU off first, then this run, then the other runs with it on */
 	assert_file(t->plots, "session-2-throughput.dat",
-		"# session 2 and the comparable runs (runs_view): per queue depth the mean over the"
-		" repeats and its standard deviation\n"
-		"# qd iops iops_stddev gb_per_s gb_per_s_stddev\n"
-		"# uio, IOMMU off, session 1\n"
-		"1 10000 0 0.04096 0\n"
-		"4 38000 0 0.155648 0\n"
-		"16 100000 0 0.4096 0\n"
-		"\n\n"
-		"# vfio, IOMMU on, session 2 (this run)\n"
-		"1 9000 0 0.036864 0\n"
-		"4 33000 3000 0.135168 0.012288\n"
-		"16 99000 0 0.405504 0\n"
-		"\n\n"
-		"# uring, IOMMU on, session 3\n"
-		"1 8000 0 0.032768 0\n"
-		"4 31000 0 0.126976 0\n"
-		"16 95000 0 0.38912 0\n");
+		    "# session 2 and the comparable runs (runs_view): per queue depth the mean over the"
+		    " repeats and its standard deviation\n"
+		    "# qd iops iops_stddev gb_per_s gb_per_s_stddev\n"
+		    "# uio, IOMMU off, session 1\n"
+		    "1 10000 0 0.04096 0\n"
+		    "4 38000 0 0.155648 0\n"
+		    "16 100000 0 0.4096 0\n"
+		    "\n\n"
+		    "# vfio, IOMMU on, session 2 (this run)\n"
+		    "1 9000 0 0.036864 0\n"
+		    "4 33000 3000 0.135168 0.012288\n"
+		    "16 99000 0 0.405504 0\n"
+		    "\n\n"
+		    "# uring, IOMMU on, session 3\n"
+		    "1 8000 0 0.032768 0\n"
+		    "4 31000 0 0.126976 0\n"
+		    "16 95000 0 0.38912 0\n");
 	assert_file(t->plots, "session-2-latency.dat",
-		"# session 2 and the comparable runs (runs_view): latency per queue depth in"
-		" microseconds\n"
-		"# qd mean_us p99_us\n"
-		"# uio, IOMMU off, session 1\n"
-		"1 95 200\n"
-		"4 100 300\n"
-		"16 160 400\n"
-		"\n\n"
-		"# vfio, IOMMU on, session 2 (this run)\n"
-		"1 105 220\n"
-		"4 120 500\n"
-		"16 161.616 420\n"
-		"\n\n"
-		"# uring, IOMMU on, session 3\n"
-		"1 100 250\n"
-		"4 129 450\n"
-		"16 168 500\n");
+		    "# session 2 and the comparable runs (runs_view): latency per queue depth in"
+		    " microseconds\n"
+		    "# qd mean_us p99_us\n"
+		    "# uio, IOMMU off, session 1\n"
+		    "1 95 200\n"
+		    "4 100 300\n"
+		    "16 160 400\n"
+		    "\n\n"
+		    "# vfio, IOMMU on, session 2 (this run)\n"
+		    "1 105 220\n"
+		    "4 120 500\n"
+		    "16 161.616 420\n"
+		    "\n\n"
+		    "# uring, IOMMU on, session 3\n"
+		    "1 100 250\n"
+		    "4 129 450\n"
+		    "16 168 500\n");
 	/* only derived pages (a labels plot with no observed count must not crash gnuplot) */
 	assert_int_equal(plot(t, 3), 4);
 	assert_png(t->plots, "session-3-pages.png");
@@ -215,14 +215,15 @@ static void refuses_without_gnuplot(void **state)
 	struct plot_test *t = *state;
 	char *path = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
 
-	assert_int_equal(setenv("PATH", t->dir, 1), 0);		/* a folder without gnuplot */
+	assert_int_equal(setenv("PATH", t->dir, 1), 0); /* a folder without gnuplot */
 	unsetenv("IOMMUTRACE_GNUPLOT");
 	assert_int_equal(plot(t, 2), -1);
 	assert_string_equal(t->logged, "iommutrace: error: --plot needs gnuplot, which is not"
-			    " installed (not in PATH): apt-get install gnuplot-nox\n");
+				       " installed (not in PATH): apt-get install gnuplot-nox\n");
 	assert_int_equal(setenv("IOMMUTRACE_GNUPLOT", "/nonexistent/gnuplot", 1), 0);
 	assert_int_equal(plot(t, 2), -1);
-	assert_string_equal(t->logged, "iommutrace: error: --plot: IOMMUTRACE_GNUPLOT=/nonexistent/"
+	assert_string_equal(t->logged,
+			    "iommutrace: error: --plot: IOMMUTRACE_GNUPLOT=/nonexistent/"
 			    "gnuplot is not an executable file: unset it to use gnuplot from PATH, or"
 			    " install gnuplot: apt-get install gnuplot-nox\n");
 	unsetenv("IOMMUTRACE_GNUPLOT");
@@ -243,15 +244,18 @@ static void reports_a_failing_gnuplot(void **state)
 	f = fopen(fake, "w");
 	assert_non_null(f);
 	/* run with -d (no start-up files) before the script */
-	fputs("#!/bin/sh\n[ \"$1\" = -d ] || exit 9\necho \"$2: no such terminal\" >&2\nexit 3\n", f);
+	fputs("#!/bin/sh\n[ \"$1\" = -d ] || exit 9\necho \"$2: no such terminal\" >&2\nexit 3\n",
+	      f);
 	fclose(f);
 	assert_int_equal(chmod(fake, 0755), 0);
 	assert_int_equal(setenv("IOMMUTRACE_GNUPLOT", fake, 1), 0);
 	assert_int_equal(plot(t, 2), -1);
 	unsetenv("IOMMUTRACE_GNUPLOT");
-	snprintf(expected, sizeof(expected), "session-2-pages.gp: no such terminal\n"
+	snprintf(expected, sizeof(expected),
+		 "session-2-pages.gp: no such terminal\n"
 		 "iommutrace: error: gnuplot (%s) failed on %s/session-2-pages.gp with exit status 3;"
-		 " its messages are above\n", fake, t->plots);
+		 " its messages are above\n",
+		 fake, t->plots);
 	assert_string_equal(t->logged, expected);
 }
 
@@ -324,8 +328,10 @@ static void database_strings_are_not_code(void **state)
 	}
 	/* the line break, ESC and U+009B (CSI to some terminals) as '?', one per byte */
 	s = read_file(t->plots, "session-2-footprint.dat", &len);
-	snprintf(sql, sizeof(sql), "\n# domain 0xffff888101234000 (0000:00:04.0\" . system(\"touch"
-		 " %s/pwned1\") . \"??[31m??`touch %s/pwned2`)\n", t->dir, t->dir);
+	snprintf(sql, sizeof(sql),
+		 "\n# domain 0xffff888101234000 (0000:00:04.0\" . system(\"touch"
+		 " %s/pwned1\") . \"??[31m??`touch %s/pwned2`)\n",
+		 t->dir, t->dir);
 	assert_non_null(strstr(s, sql));
 	free(s);
 }
@@ -344,28 +350,33 @@ static void writes_only_its_own_files(void **state)
 	unsetenv("IOMMUTRACE_GNUPLOT");
 	if (!has_gnuplot(t, plot(t, 2)))
 		skip();
-	snprintf(expected, sizeof(expected), "iommutrace: error: --plot %s: is a symbolic link,"
+	snprintf(expected, sizeof(expected),
+		 "iommutrace: error: --plot %s: is a symbolic link,"
 		 " which iommutrace does not write through: give a folder (made when absent)\n",
 		 t->plots);
 	assert_string_equal(t->logged, expected);
-	assert_int_equal(rmdir(victim), 0);	/* empty */
+	assert_int_equal(rmdir(victim), 0); /* empty */
 
 	assert_int_equal(unlink(t->plots), 0);
 	assert_int_equal(mkdir(t->plots, 0755), 0);
 	snprintf(link, sizeof(link), "%s/session-2-pages.png", t->plots);
 	assert_int_equal(symlink(victim, link), 0);
 	assert_int_equal(plot(t, 2), -1);
-	snprintf(expected, sizeof(expected), "iommutrace: error: --plot: %s is a symbolic link:"
+	snprintf(expected, sizeof(expected),
+		 "iommutrace: error: --plot: %s is a symbolic link:"
 		 " iommutrace does not write through links; give the path of a file, or remove the"
-		 " link\n", link);
+		 " link\n",
+		 link);
 	assert_string_equal(t->logged, expected);
-	assert_int_equal(lstat(victim, &st), -1);	/* not made through the link */
+	assert_int_equal(lstat(victim, &st), -1); /* not made through the link */
 	assert_int_equal(unlink(link), 0);
 
 	assert_int_equal(mkfifo(link, 0644), 0);
 	assert_int_equal(plot(t, 2), -1);
-	snprintf(expected, sizeof(expected), "iommutrace: error: --plot: %s is a FIFO, not a file:"
-		 " give the path of a file\n", link);
+	snprintf(expected, sizeof(expected),
+		 "iommutrace: error: --plot: %s is a FIFO, not a file:"
+		 " give the path of a file\n",
+		 link);
 	assert_string_equal(t->logged, expected);
 	assert_int_equal(unlink(link), 0);
 	/* and with the names free, the figures are made; no work folder is left */
@@ -430,7 +441,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(reports_a_failing_gnuplot, setup, teardown),
 		cmocka_unit_test_setup_teardown(database_strings_are_not_code, setup, teardown),
 		cmocka_unit_test_setup_teardown(writes_only_its_own_files, setup, teardown),
-		cmocka_unit_test_setup_teardown(trusts_no_startup_file_or_relative_path, setup, teardown),
+		cmocka_unit_test_setup_teardown(trusts_no_startup_file_or_relative_path, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests_name("report --plot", tests, NULL, NULL);

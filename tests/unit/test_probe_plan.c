@@ -15,12 +15,14 @@
 #define MAP (1u << IT_CALL_MAP)
 #define UNMAP (1u << IT_CALL_UNMAP)
 
-static void add(struct probe_plan *plan, enum probe_role role, const char *target,
-		unsigned vendors, bool in_kernel, enum probe_mech mech)
+static void add(struct probe_plan *plan, enum probe_role role, const char *target, unsigned vendors,
+		bool in_kernel, enum probe_mech mech)
 {
 	assert_true(plan->count < PROBE_PLAN_MAX);
-	plan->probes[plan->count++] = (struct probe){ .role = role, .target = target,
-						      .vendors = vendors, .in_kernel = in_kernel,
+	plan->probes[plan->count++] = (struct probe){ .role = role,
+						      .target = target,
+						      .vendors = vendors,
+						      .in_kernel = in_kernel,
 						      .mech = mech };
 }
 
@@ -73,10 +75,10 @@ static void unprobed_function_of_the_vendor_keeps_its_kind(void **state)
 
 	(void)state;
 	kernel_6_1(&plan, INTEL);
-	plan.probes[2].mech = MECH_NONE;	/* intel_iommu_map_pages */
+	plan.probes[2].mech = MECH_NONE; /* intel_iommu_map_pages */
 	assert_int_equal(probe_plan_driver_domains(&plan), UNMAP);
 	kernel_6_1(&plan, INTEL);
-	plan.probes[5].mech = MECH_NONE;	/* amd_iommu_unmap_pages */
+	plan.probes[5].mech = MECH_NONE; /* amd_iommu_unmap_pages */
 	assert_int_equal(probe_plan_driver_domains(&plan), MAP | UNMAP);
 	kernel_6_1(&plan, AMD);
 	plan.probes[5].mech = MECH_NONE;

@@ -61,21 +61,21 @@ static void session_and_probes(void **state)
 	sqlite3 *db = db_of(state);
 
 	assert_string_equal(sql_rows(db, "SELECT * FROM report_session_view ORDER BY session_id"),
-		"1|record|bpf|box|6.1.0-test|2.0|60|3|1|command-exit|0|"
-		"iommutrace map --device 0000:00:04.0 --buffer thp --size 2M|NULL;"
-		"2|import|ftrace-text|NULL|NULL|0.0|3|1|1|end-of-input|NULL|NULL|/tmp/trace.txt;"
-		"3|record|tracefs|box|6.1.0-test|1.0|0|0|1|command-exit|0|"
-		"iommutrace io --device 0000:00:04.0 --device 0000:00:07.0|NULL;"
-		"4|record|bpf|box|6.1.0-test|NULL|0|0|0|NULL|NULL|NULL|NULL;");
+			    "1|record|bpf|box|6.1.0-test|2.0|60|3|1|command-exit|0|"
+			    "iommutrace map --device 0000:00:04.0 --buffer thp --size 2M|NULL;"
+			    "2|import|ftrace-text|NULL|NULL|0.0|3|1|1|end-of-input|NULL|NULL|/tmp/trace.txt;"
+			    "3|record|tracefs|box|6.1.0-test|1.0|0|0|1|command-exit|0|"
+			    "iommutrace io --device 0000:00:04.0 --device 0000:00:07.0|NULL;"
+			    "4|record|bpf|box|6.1.0-test|NULL|0|0|0|NULL|NULL|NULL|NULL;");
 	/* grouped by role and outcome, in the order of the probe plan */
 	assert_string_equal(sql_rows(db, "SELECT role, attached, mechanism, probes, reason, targets"
-				     " FROM report_probes_view WHERE session_id = 1"),
-		"tracepoint|1|tp_btf|2|NULL|iommu:map iommu:unmap;"
-		"domain|1|fentry|2|NULL|__iommu_map iommu_map;"
-		"domain|0|NULL|1|function not in this kernel|_iommu_map;"
-		"driver-map|1|fentry|1|NULL|intel_iommu_map_pages;"
-		"driver-map|0|NULL|1|function not in this kernel|pt_iommu_vtdss_map_pages;"
-		"device|1|kprobe|1|fentry attach refused; using kprobe|iommu_dma_map_page;");
+					 " FROM report_probes_view WHERE session_id = 1"),
+			    "tracepoint|1|tp_btf|2|NULL|iommu:map iommu:unmap;"
+			    "domain|1|fentry|2|NULL|__iommu_map iommu_map;"
+			    "domain|0|NULL|1|function not in this kernel|_iommu_map;"
+			    "driver-map|1|fentry|1|NULL|intel_iommu_map_pages;"
+			    "driver-map|0|NULL|1|function not in this kernel|pt_iommu_vtdss_map_pages;"
+			    "device|1|kprobe|1|fentry attach refused; using kprobe|iommu_dma_map_page;");
 }
 
 /* Counts and bytes per domain; pages only of joined map rows (not the unjoined record, not the
@@ -83,17 +83,18 @@ static void session_and_probes(void **state)
 static void domains(void **state)
 {
 	assert_string_equal(sql_rows(db_of(state), "SELECT * FROM report_domains_view"
-				     " ORDER BY session_id, domain IS 'all', domain"),
-		"1|" A "|DMA|1075843072|6|4222976|5|2125824|9|observed|0000:00:04.0;"
-		"1|" B "|unmanaged|1075843072|4|1245184|3|1179648|304|derived|0000:00:05.0,0000:00:06.0;"
-		"1|0xffff888100003000|identity|1075843072|0|0|0|0|0|NULL|NULL;"
-		"1|0xffffffff81000000|blocked|NULL|0|0|0|0|0|NULL|0000:00:05.0;"
-		"1|all|NULL|NULL|10|5468160|8|3305472|313|mixed|"
-		"0000:00:04.0,0000:00:05.0,0000:00:06.0;"
-		"2|NULL|NULL|NULL|2|12288|1|4096|3|derived|NULL;"
-		"2|all|NULL|NULL|2|12288|1|4096|3|derived|NULL;"
-		"3|all|NULL|NULL|0|0|0|0|0|NULL|NULL;"
-		"4|all|NULL|NULL|0|0|0|0|0|NULL|NULL;");
+						   " ORDER BY session_id, domain IS 'all', domain"),
+			    "1|" A "|DMA|1075843072|6|4222976|5|2125824|9|observed|0000:00:04.0;"
+			    "1|" B
+			    "|unmanaged|1075843072|4|1245184|3|1179648|304|derived|0000:00:05.0,0000:00:06.0;"
+			    "1|0xffff888100003000|identity|1075843072|0|0|0|0|0|NULL|NULL;"
+			    "1|0xffffffff81000000|blocked|NULL|0|0|0|0|0|NULL|0000:00:05.0;"
+			    "1|all|NULL|NULL|10|5468160|8|3305472|313|mixed|"
+			    "0000:00:04.0,0000:00:05.0,0000:00:06.0;"
+			    "2|NULL|NULL|NULL|2|12288|1|4096|3|derived|NULL;"
+			    "2|all|NULL|NULL|2|12288|1|4096|3|derived|NULL;"
+			    "3|all|NULL|NULL|0|0|0|0|0|NULL|NULL;"
+			    "4|all|NULL|NULL|0|0|0|0|0|NULL|NULL;");
 }
 
 /* A peaks at 2 MiB + 12 KiB, B at 1 MiB; the session at 3 MiB, when map 5 (A) and map 7 (B)
@@ -102,14 +103,14 @@ static void domains(void **state)
 static void live_bytes_and_churn(void **state)
 {
 	assert_string_equal(sql_rows(db_of(state), "SELECT * FROM report_live_view"
-				     " ORDER BY session_id, domain IS 'all', domain"),
-		"1|" A "|2109440|2097152|1|0|3.0|2111488.0;"
-		"1|" B "|1048576|0|0|65536|2.0|622592.0;"
-		"1|all|3145728|2097152|1|65536|5.0|2734080.0;"
-		"2|NULL|8192|8192|1|0|NULL|NULL;"
-		"2|all|8192|8192|1|0|NULL|NULL;"
-		"3|all|0|0|0|0|0.0|0.0;"
-		"4|all|0|0|0|0|NULL|NULL;");
+						   " ORDER BY session_id, domain IS 'all', domain"),
+			    "1|" A "|2109440|2097152|1|0|3.0|2111488.0;"
+			    "1|" B "|1048576|0|0|65536|2.0|622592.0;"
+			    "1|all|3145728|2097152|1|65536|5.0|2734080.0;"
+			    "2|NULL|8192|8192|1|0|NULL|NULL;"
+			    "2|all|8192|8192|1|0|NULL|NULL;"
+			    "3|all|0|0|0|0|0.0|0.0;"
+			    "4|all|0|0|0|0|NULL|NULL;");
 }
 
 static void call_and_page_sizes(void **state)
@@ -118,18 +119,19 @@ static void call_and_page_sizes(void **state)
 
 	/* 4 KiB maps 2 and 3, 8 KiB map 1, 12 KiB map 6 in 16 KiB, the two 2 MiB maps */
 	assert_string_equal(sql_rows(db, "SELECT * FROM report_call_sizes_view"
-				     " ORDER BY session_id, domain, call_size_bytes"),
-		"1|" A "|4096|2|8192;1|" A "|8192|1|8192;1|" A "|16384|1|12288;"
-		"1|" A "|2097152|2|4194304;"
-		"1|" B "|65536|3|196608;1|" B "|1048576|1|1048576;"
-		"2|NULL|4096|1|4096;2|NULL|8192|1|8192;");
+					 " ORDER BY session_id, domain, call_size_bytes"),
+			    "1|" A "|4096|2|8192;1|" A "|8192|1|8192;1|" A "|16384|1|12288;"
+			    "1|" A "|2097152|2|4194304;"
+			    "1|" B "|65536|3|196608;1|" B "|1048576|1|1048576;"
+			    "2|NULL|4096|1|4096;2|NULL|8192|1|8192;");
 	assert_string_equal(sql_rows(db, "SELECT session_id, domain, pgsize_bytes, source, pages,"
-				     " map_bytes, printf('%.2f', bytes_pct)"
-				     " FROM report_page_sizes_view"
-				     " ORDER BY session_id, domain, pgsize_bytes, source"),
-		"1|" A "|4096|observed|7|28672|0.68;1|" A "|2097152|observed|2|4194304|99.32;"
-		"1|" B "|4096|derived|304|1245184|100.00;"
-		"2|NULL|4096|derived|3|12288|100.00;");
+					 " map_bytes, printf('%.2f', bytes_pct)"
+					 " FROM report_page_sizes_view"
+					 " ORDER BY session_id, domain, pgsize_bytes, source"),
+			    "1|" A "|4096|observed|7|28672|0.68;1|" A
+			    "|2097152|observed|2|4194304|99.32;"
+			    "1|" B "|4096|derived|304|1245184|100.00;"
+			    "2|NULL|4096|derived|3|12288|100.00;");
 }
 
 /* Map 5 (the repeat of map 4) and the import's map 12; map 9, mapped over, is not live. */
@@ -138,16 +140,16 @@ static void live_mappings_losses_runs(void **state)
 	sqlite3 *db = db_of(state);
 
 	assert_string_equal(sql_rows(db, "SELECT * FROM report_live_mappings_view"
-				     " ORDER BY session_id, map_id"),
-		"1|5|" A "|1073741824|2149580800|2097152|2097152|0.8|fio;"
-		"2|12|NULL|32768|40960|8192|8192|0.0|qemu;");
+					 " ORDER BY session_id, map_id"),
+			    "1|5|" A "|1073741824|2149580800|2097152|2097152|0.8|fio;"
+			    "2|12|NULL|32768|40960|8192|8192|0.0|qemu;");
 	assert_string_equal(sql_rows(db, "SELECT session_id, event, reason, lost, cpus"
-				     " FROM report_losses_view ORDER BY session_id"),
-		"1|map|ringbuf-full|3|0,3;2|any|ftrace-lost-unknown|1|1;");
+					 " FROM report_losses_view ORDER BY session_id"),
+			    "1|map|ringbuf-full|3|0,3;2|any|ftrace-lost-unknown|1|1;");
 	assert_string_equal(sql_rows(db, "SELECT * FROM report_map_runs_view"),
-		"1|type1|0000:00:04.0|thp|2097152|2|2|1;");
+			    "1|type1|0000:00:04.0|thp|2097152|2|2|1;");
 	assert_string_equal(sql_rows(db, "SELECT * FROM report_io_runs_view"),
-		"3|uring|randread|4096|anon|0000:00:04.0,0000:00:07.0|1,4|6100|4;");
+			    "3|uring|randread|4096|anon|0000:00:04.0,0000:00:07.0|1,4|6100|4;");
 	/* without page sizes to expect, no verdict */
 	assert_int_equal(itdb_exec(db, "UPDATE map_runs SET expected_pgsize_bitmap = NULL", "t"),
 			 0);
@@ -168,16 +170,19 @@ static void text_header_and_domains(void **state)
 	assert_non_null(strstr(out, "  the session is incomplete: its recorder was killed"));
 	free(out);
 	out = rendered(db_of(state), RENDER_TEXT, 1, REPORT_DOMAINS);
-	assert_string_equal(out,
-"\n"
-"maps, unmaps and page-table entries per IOMMU domain\n"
-"  domain              type       pgsize_bitmap  maps  map_bytes  unmaps  unmapped_bytes  pages  pages_source  devices\n"
-"  " A "  DMA           0x40201000     6  4.027 MiB       5       2.027 MiB      9  observed      0000:00:04.0\n"
-"  " B "  unmanaged     0x40201000     4    1.2 MiB       3         1.1 MiB    304  derived       0000:00:05.0,0000:00:06.0\n"
-"  0xffff888100003000  identity      0x40201000     0        0 B       0             0 B      0  -             -\n"
-"  0xffffffff81000000  blocked                -     0        0 B       0             0 B      0  -             0000:00:05.0\n"
-"  all                 -                      -    10    5.2 MiB       8         3.2 MiB    313  mixed         0000:00:04.0,0000:00:05.0,0000:00:06.0\n"
-"  pages counts the leaf page-table entries written for these maps (a 2 MiB page is one): observed in the driver's map_pages calls, derived by the leaf rule, or mixed\n");
+	assert_string_equal(
+		out,
+		"\n"
+		"maps, unmaps and page-table entries per IOMMU domain\n"
+		"  domain              type       pgsize_bitmap  maps  map_bytes  unmaps  unmapped_bytes  pages  pages_source  devices\n"
+		"  " A
+		"  DMA           0x40201000     6  4.027 MiB       5       2.027 MiB      9  observed      0000:00:04.0\n"
+		"  " B
+		"  unmanaged     0x40201000     4    1.2 MiB       3         1.1 MiB    304  derived       0000:00:05.0,0000:00:06.0\n"
+		"  0xffff888100003000  identity      0x40201000     0        0 B       0             0 B      0  -             -\n"
+		"  0xffffffff81000000  blocked                -     0        0 B       0             0 B      0  -             0000:00:05.0\n"
+		"  all                 -                      -    10    5.2 MiB       8         3.2 MiB    313  mixed         0000:00:04.0,0000:00:05.0,0000:00:06.0\n"
+		"  pages counts the leaf page-table entries written for these maps (a 2 MiB page is one): observed in the driver's map_pages calls, derived by the leaf rule, or mixed\n");
 	free(out);
 }
 
@@ -187,13 +192,13 @@ static void text_notes_of_an_import(void **state)
 	char *out = rendered(db_of(state), RENDER_TEXT, 2, REPORT_LIVE);
 
 	assert_string_equal(out,
-"\n"
-"live bytes and churn per domain\n"
-"  domain  peak_live_bytes  end_live_bytes  live_maps  remapped_bytes  maps_per_s  map_bytes_per_s\n"
-"  -                 8 KiB           8 KiB          1             0 B  -           -\n"
-"  all               8 KiB           8 KiB          1             0 B  -           -\n"
-"  live bytes from map_pieces: each map's lifetime, split where part of it was unmapped; what was mapped before the session is not seen\n"
-"  no churn: the session's events share one timestamp (duration 0)\n");
+			    "\n"
+			    "live bytes and churn per domain\n"
+			    "  domain  peak_live_bytes  end_live_bytes  live_maps  remapped_bytes  maps_per_s  map_bytes_per_s\n"
+			    "  -                 8 KiB           8 KiB          1             0 B  -           -\n"
+			    "  all               8 KiB           8 KiB          1             0 B  -           -\n"
+			    "  live bytes from map_pieces: each map's lifetime, split where part of it was unmapped; what was mapped before the session is not seen\n"
+			    "  no churn: the session's events share one timestamp (duration 0)\n");
 	free(out);
 	out = rendered(db_of(state), RENDER_TEXT, 2, REPORT_DOMAINS);
 	assert_non_null(strstr(out, "\n  the row without a domain: maps and unmaps whose domain is "
@@ -210,9 +215,12 @@ static void probes_note_follows_the_probes(void **state)
 
 	assert_null(strstr(out, "no driver map_pages probe attached"));
 	free(out);
-	assert_int_equal(itdb_exec(db, "UPDATE probes SET attached = 0, mechanism = NULL,"
+	assert_int_equal(itdb_exec(db,
+				   "UPDATE probes SET attached = 0, mechanism = NULL,"
 				   " reason = 'function not in this kernel'"
-				   " WHERE role = 'driver-map'", "t"), 0);
+				   " WHERE role = 'driver-map'",
+				   "t"),
+			 0);
 	out = rendered(db, RENDER_TEXT, 1, REPORT_PROBES);
 	assert_non_null(strstr(out, "\n  driver-map         0  -               2  function not "
 				    "in this kernel          intel_iommu_map_pages "
@@ -231,38 +239,38 @@ static void json_and_csv(void **state)
 	char *out = rendered(db_of(state), RENDER_JSON, 1, REPORT_LOSSES);
 
 	assert_string_equal(out,
-"{\n"
-"  \"command\": \"report\",\n"
-"  \"database\": \"t.db\",\n"
-"  \"sections\": [\n"
-"    {\n"
-"      \"name\": \"losses\",\n"
-"      \"title\": \"lost events\",\n"
-"      \"rows\": [\n"
-"        {\n"
-"          \"session_id\": 1,\n"
-"          \"event\": \"map\",\n"
-"          \"reason\": \"ringbuf-full\",\n"
-"          \"lost\": 3,\n"
-"          \"meaning\": \"the BPF ring buffer was full: record again with a larger --ring-size\",\n"
-"          \"cpus\": \"0,3\"\n"
-"        }\n"
-"      ]\n"
-"    }\n"
-"  ]\n"
-"}\n");
+			    "{\n"
+			    "  \"command\": \"report\",\n"
+			    "  \"database\": \"t.db\",\n"
+			    "  \"sections\": [\n"
+			    "    {\n"
+			    "      \"name\": \"losses\",\n"
+			    "      \"title\": \"lost events\",\n"
+			    "      \"rows\": [\n"
+			    "        {\n"
+			    "          \"session_id\": 1,\n"
+			    "          \"event\": \"map\",\n"
+			    "          \"reason\": \"ringbuf-full\",\n"
+			    "          \"lost\": 3,\n"
+			    "          \"meaning\": \"the BPF ring buffer was full: record again with a larger --ring-size\",\n"
+			    "          \"cpus\": \"0,3\"\n"
+			    "        }\n"
+			    "      ]\n"
+			    "    }\n"
+			    "  ]\n"
+			    "}\n");
 	free(out);
 	out = rendered(db_of(state), RENDER_CSV, 1, REPORT_CALL_SIZES);
 	assert_string_equal(out,
-"# call_sizes: map call sizes per domain\n"
-"session_id,domain,call_size_bytes,maps,map_bytes\n"
-"1," A ",4096,2,8192\n"
-"1," A ",8192,1,8192\n"
-"1," A ",16384,1,12288\n"
-"1," A ",2097152,2,4194304\n"
-"1," B ",65536,3,196608\n"
-"1," B ",1048576,1,1048576\n"
-"# note: call_size_bytes is each iommu:map call's size rounded up to a power of two (16 KiB: more than 8 KiB, up to 16 KiB)\n");
+			    "# call_sizes: map call sizes per domain\n"
+			    "session_id,domain,call_size_bytes,maps,map_bytes\n"
+			    "1," A ",4096,2,8192\n"
+			    "1," A ",8192,1,8192\n"
+			    "1," A ",16384,1,12288\n"
+			    "1," A ",2097152,2,4194304\n"
+			    "1," B ",65536,3,196608\n"
+			    "1," B ",1048576,1,1048576\n"
+			    "# note: call_size_bytes is each iommu:map call's size rounded up to a power of two (16 KiB: more than 8 KiB, up to 16 KiB)\n");
 	free(out);
 	/* the live map's addresses as hex strings: JSON readers lose integers above 2^53 */
 	out = rendered(db_of(state), RENDER_JSON, 1, REPORT_LIVE_MAPPINGS);
@@ -278,11 +286,13 @@ static void text_limits_and_left_out_runs(void **state)
 	sqlite3 *db = db_of(state);
 	char *out;
 
-	assert_int_equal(itdb_exec(db, "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL"
+	assert_int_equal(itdb_exec(db,
+				   "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL"
 				   " SELECT i + 1 FROM n WHERE i < 22)"
 				   " INSERT INTO maps(session_id, ts_ns, iova, paddr, size_bytes)"
 				   " SELECT 4, 20000000000 + i, i * 4096, i * 4096, 4096 FROM n",
-				   "t"), 0);
+				   "t"),
+			 0);
 	assert_int_equal(lifetimes_compute(db, 4), 0);
 	out = rendered(db, RENDER_TEXT, 4, REPORT_LIVE_MAPPINGS);
 	assert_non_null(strstr(out, "\n  3 more: --json or --csv lists all, as does 'SELECT * FROM "

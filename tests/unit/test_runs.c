@@ -37,10 +37,11 @@ static void runs_per_queue_depth(void **state)
 {
 	struct fixture_db *f = *state;
 
-	assert_string_equal(sql_rows(f->db,
-		"SELECT session_id, engine, buffer_kind, bar_device, bar_index, bar_offset_bytes,"
-		" devices, iommu, iommu_state, qd, repeats, iops, ROUND(gb_per_s, 6), mean_ns, p99_ns,"
-		" completed, failed, page_sizes FROM runs_view ORDER BY session_id, qd"),
+	assert_string_equal(
+		sql_rows(f->db,
+			 "SELECT session_id, engine, buffer_kind, bar_device, bar_index, bar_offset_bytes,"
+			 " devices, iommu, iommu_state, qd, repeats, iops, ROUND(gb_per_s, 6), mean_ns, p99_ns,"
+			 " completed, failed, page_sizes FROM runs_view ORDER BY session_id, qd"),
 		"1|uio|hugetlb2m|NULL|NULL|NULL|1|off|off|1|2|10000.0|0.04096|95000.0|200000|20000|0|NULL;"
 		"1|uio|hugetlb2m|NULL|NULL|NULL|1|off|off|4|2|38000.0|0.155648|100000.0|300000|76000|0|NULL;"
 		"1|uio|hugetlb2m|NULL|NULL|NULL|1|off|off|16|2|100000.0|0.4096|160000.0|400000|200000|0"
@@ -66,20 +67,20 @@ static void runs_per_queue_depth(void **state)
 		"6|vfio|anon|NULL|NULL|NULL|1|NULL|on|1|1|5000.0|0.02048|200000.0|NULL|5000|0|NULL;");
 	/* the maps before the points, and those of another device's domain, count for none */
 	assert_string_equal(sql_rows(f->db,
-		"SELECT session_id, qd, pages_from, pgsize_bytes, source, pages, bytes"
-		" FROM runs_pages_view ORDER BY session_id, qd"),
-		"2|NULL|buffer|2097152|observed|1|2097152;"
-		"3|1|commands|4096|derived|3|12288;"
-		"3|4|commands|4096|derived|2|8192;"
-		"4|NULL|buffer|2097152|observed|4|8388608;");
+				     "SELECT session_id, qd, pages_from, pgsize_bytes, source, pages, bytes"
+				     " FROM runs_pages_view ORDER BY session_id, qd"),
+			    "2|NULL|buffer|2097152|observed|1|2097152;"
+			    "3|1|commands|4096|derived|3|12288;"
+			    "3|4|commands|4096|derived|2|8192;"
+			    "4|NULL|buffer|2097152|observed|4|8388608;");
 	/* one step per point of the sweep, the devices summed */
 	assert_string_equal(sql_rows(f->db,
-		"SELECT session_id, step, qd, repeat_index, devices, iops, ROUND(in_flight, 6)"
-		" FROM runs_steps_view WHERE session_id IN (2, 4) AND qd = 4 ORDER BY session_id, step"),
-		"2|3|4|0|1|30000.0|3.6;"
-		"2|4|4|1|1|36000.0|4.32;"
-		"2|5|4|2|1|33000.0|3.96;"
-		"4|1|4|0|2|4000.0|8.0;");
+				     "SELECT session_id, step, qd, repeat_index, devices, iops, ROUND(in_flight, 6)"
+				     " FROM runs_steps_view WHERE session_id IN (2, 4) AND qd = 4 ORDER BY session_id, step"),
+			    "2|3|4|0|1|30000.0|3.6;"
+			    "2|4|4|1|1|36000.0|4.32;"
+			    "2|5|4|2|1|33000.0|3.96;"
+			    "4|1|4|0|2|4000.0|8.0;");
 }
 
 static void validity_verdicts(void **state)
@@ -92,28 +93,31 @@ static void validity_verdicts(void **state)
 		" ceiling_check, verdict FROM runs_validity_view ORDER BY session_id, qd";
 
 	assert_string_equal(sql_rows(f->db, sql),
-		"1|1|2|0.0|ok|0.95|1|-5.0|ok|NULL|NULL|NULL|10.0|ok|ok;"
-		"1|4|2|0.0|ok|3.8|4|-5.0|ok|NULL|NULL|NULL|38.0|ok|ok;"
-		"1|16|2|0.0|ok|16.0|16|0.0|ok|NULL|NULL|NULL|100.0|at-ceiling|at-ceiling;"
-		"2|1|3|0.0|ok|0.945|1|-5.5|ok|uring|12.5|engines-disagree|9.0|ok|engines-disagree;"
-		/* stddev 3000 of 30000, 36000, 33000 */
-		"2|4|3|9.091|spread|3.96|4|-1.0|ok|uring|6.452|ok|33.0|ok|spread;"
-		"2|16|3|0.0|ok|15.999984|16|0.0|ok|uring|4.211|ok|99.0|at-ceiling|at-ceiling;"
-		"3|1|1|NULL|NULL|0.8|1|-20.0|littles-law|vfio|-11.111|engines-disagree|8.0|ok"
-		"|littles-law,engines-disagree;"
-		"3|4|1|NULL|NULL|3.999|4|-0.025|ok|vfio|-6.061|ok|31.0|ok|ok;"
-		"3|16|1|NULL|NULL|15.96|16|-0.25|ok|vfio|-4.04|ok|95.0|ok|ok;"
-		/* its own devices' peak: the seqread of other devices */
-		"4|1|1|NULL|NULL|2.0|2|0.0|ok|NULL|NULL|NULL|50.0|ok|ok;"
-		"4|4|1|NULL|NULL|8.0|8|0.0|ok|NULL|NULL|NULL|100.0|at-ceiling|at-ceiling;"
-		/* writes have a peak of their own: 0000:00:04.0 reads 20 times faster */
-		"6|1|1|NULL|NULL|1.0|1|0.0|ok|NULL|NULL|NULL|100.0|at-ceiling|at-ceiling;");
+			    "1|1|2|0.0|ok|0.95|1|-5.0|ok|NULL|NULL|NULL|10.0|ok|ok;"
+			    "1|4|2|0.0|ok|3.8|4|-5.0|ok|NULL|NULL|NULL|38.0|ok|ok;"
+			    "1|16|2|0.0|ok|16.0|16|0.0|ok|NULL|NULL|NULL|100.0|at-ceiling|at-ceiling;"
+			    "2|1|3|0.0|ok|0.945|1|-5.5|ok|uring|12.5|engines-disagree|9.0|ok|engines-disagree;"
+			    /* stddev 3000 of 30000, 36000, 33000 */
+			    "2|4|3|9.091|spread|3.96|4|-1.0|ok|uring|6.452|ok|33.0|ok|spread;"
+			    "2|16|3|0.0|ok|15.999984|16|0.0|ok|uring|4.211|ok|99.0|at-ceiling|at-ceiling;"
+			    "3|1|1|NULL|NULL|0.8|1|-20.0|littles-law|vfio|-11.111|engines-disagree|8.0|ok"
+			    "|littles-law,engines-disagree;"
+			    "3|4|1|NULL|NULL|3.999|4|-0.025|ok|vfio|-6.061|ok|31.0|ok|ok;"
+			    "3|16|1|NULL|NULL|15.96|16|-0.25|ok|vfio|-4.04|ok|95.0|ok|ok;"
+			    /* its own devices' peak: the seqread of other devices */
+			    "4|1|1|NULL|NULL|2.0|2|0.0|ok|NULL|NULL|NULL|50.0|ok|ok;"
+			    "4|4|1|NULL|NULL|8.0|8|0.0|ok|NULL|NULL|NULL|100.0|at-ceiling|at-ceiling;"
+			    /* writes have a peak of their own: 0000:00:04.0 reads 20 times faster */
+			    "6|1|1|NULL|NULL|1.0|1|0.0|ok|NULL|NULL|NULL|100.0|at-ceiling|at-ceiling;");
 	/* the limits are one view, recreated to change them */
-	assert_int_equal(itdb_exec(f->db, "DROP VIEW runs_limits_view; CREATE VIEW runs_limits_view"
+	assert_int_equal(itdb_exec(f->db,
+				   "DROP VIEW runs_limits_view; CREATE VIEW runs_limits_view"
 				   " AS SELECT 10.0 AS spread_max_pct, 25.0 AS littles_law_max_pct,"
-				   " 15.0 AS engines_max_pct, 99.5 AS ceiling_min_pct", "limits"), 0);
+				   " 15.0 AS engines_max_pct, 99.5 AS ceiling_min_pct",
+				   "limits"),
+			 0);
 	assert_string_equal(sql_rows(f->db, "SELECT session_id, qd, verdict FROM runs_validity_view"
-				     " WHERE session_id IN (2, 3) ORDER BY session_id, qd"),
+					    " WHERE session_id IN (2, 3) ORDER BY session_id, qd"),
 			    "2|1|ok;2|4|ok;2|16|ok;3|1|ok;3|4|ok;3|16|ok;");
 }
 
@@ -123,23 +127,23 @@ static void iommu_change(void **state)
 
 	/* uio (off) beside vfio and uring (on); at qd 16 uio and vfio are both at the ceiling */
 	assert_string_equal(sql_rows(f->db,
-		"SELECT session_id, off_session_id, qd, off_engine, off_iommu, on_engine, off_iops,"
-		" on_iops, ROUND(iops_change_pct, 3), off_mean_ns, on_mean_ns,"
-		" ROUND(mean_change_pct, 3), off_p99_ns, on_p99_ns, ROUND(p99_change_pct, 3),"
-		" ROUND(off_peak_pct, 3), ROUND(on_peak_pct, 3), ceiling_check"
-		" FROM runs_iommu_change_view ORDER BY qd, session_id"),
-		"2|1|1|uio|off|vfio|10000.0|9000.0|-10.0|95000.0|105000.0|10.526|200000|220000|10.0"
-		"|10.0|9.0|ok;"
-		"3|1|1|uio|off|uring|10000.0|8000.0|-20.0|95000.0|100000.0|5.263|200000|250000|25.0"
-		"|10.0|8.0|ok;"
-		"2|1|4|uio|off|vfio|38000.0|33000.0|-13.158|100000.0|120000.0|20.0|300000|500000|66.667"
-		"|38.0|33.0|ok;"
-		"3|1|4|uio|off|uring|38000.0|31000.0|-18.421|100000.0|129000.0|29.0|300000|450000|50.0"
-		"|38.0|31.0|ok;"
-		"2|1|16|uio|off|vfio|100000.0|99000.0|NULL|160000.0|161616.0|NULL|400000|420000|NULL"
-		"|100.0|99.0|at-ceiling;"
-		"3|1|16|uio|off|uring|100000.0|95000.0|-5.0|160000.0|168000.0|5.0|400000|500000|25.0"
-		"|100.0|95.0|ok;");
+				     "SELECT session_id, off_session_id, qd, off_engine, off_iommu, on_engine, off_iops,"
+				     " on_iops, ROUND(iops_change_pct, 3), off_mean_ns, on_mean_ns,"
+				     " ROUND(mean_change_pct, 3), off_p99_ns, on_p99_ns, ROUND(p99_change_pct, 3),"
+				     " ROUND(off_peak_pct, 3), ROUND(on_peak_pct, 3), ceiling_check"
+				     " FROM runs_iommu_change_view ORDER BY qd, session_id"),
+			    "2|1|1|uio|off|vfio|10000.0|9000.0|-10.0|95000.0|105000.0|10.526|200000|220000|10.0"
+			    "|10.0|9.0|ok;"
+			    "3|1|1|uio|off|uring|10000.0|8000.0|-20.0|95000.0|100000.0|5.263|200000|250000|25.0"
+			    "|10.0|8.0|ok;"
+			    "2|1|4|uio|off|vfio|38000.0|33000.0|-13.158|100000.0|120000.0|20.0|300000|500000|66.667"
+			    "|38.0|33.0|ok;"
+			    "3|1|4|uio|off|uring|38000.0|31000.0|-18.421|100000.0|129000.0|29.0|300000|450000|50.0"
+			    "|38.0|31.0|ok;"
+			    "2|1|16|uio|off|vfio|100000.0|99000.0|NULL|160000.0|161616.0|NULL|400000|420000|NULL"
+			    "|100.0|99.0|at-ceiling;"
+			    "3|1|16|uio|off|uring|100000.0|95000.0|-5.0|160000.0|168000.0|5.0|400000|500000|25.0"
+			    "|100.0|95.0|ok;");
 }
 
 /* runs_render's output for the session, as text (or NULL with its return value not 0). */
@@ -168,7 +172,8 @@ static void render_text_with_notes(void **state)
 	char *out = rendered(f->db, 3, RENDER_TEXT);
 
 	assert_non_null(out);
-	assert_string_equal(out,
+	assert_string_equal(
+		out,
 		"\n"
 		"I/O run per queue depth: throughput, latency, IOMMU page sizes\n"
 		"  qd  devices  engine  workload  bs_bytes  buffer     iommu       repeats   iops "
@@ -234,13 +239,15 @@ static void render_without_counterpart_or_run(void **state)
 	char *out = rendered(f->db, 4, RENDER_TEXT);
 
 	assert_non_null(out);
-	assert_non_null(strstr(out, "\n  nothing to compare: no run with the IOMMU off (engine uio,"
-			       " or iommu off or passthrough) at the same workload, block size, buffer"
-			       " kind (bar), device count and queue depth in this database: add that run to it"));
+	assert_non_null(
+		strstr(out,
+		       "\n  nothing to compare: no run with the IOMMU off (engine uio,"
+		       " or iommu off or passthrough) at the same workload, block size, buffer"
+		       " kind (bar), device count and queue depth in this database: add that run to it"));
 	assert_non_null(strstr(out, "\n  the uio engine, the only one that runs with the IOMMU off,"
-			       " cannot read into a BAR window\n"));
+				    " cannot read into a BAR window\n"));
 	assert_non_null(strstr(out, "\n  qd 4: 100.0% of the devices' peak throughput (from 97% on"
-			       " counts as the ceiling)"));
+				    " counts as the ceiling)"));
 	free(out);
 	/* a session without an io run renders nothing */
 	out = rendered(f->db, 5, RENDER_TEXT);

@@ -24,8 +24,9 @@
 
 /* Tables whose rows a migration must keep, where the old file has them. */
 static const char *const kept_tables[] = {
-	"sessions", "maps", "unmaps", "driver_maps", "flushes", "attaches", "pci_devices", "map_runs",
-	"io_runs", "io_points", "io_devices", "map_dma_segments", "map_aggregates",
+	"sessions",	  "maps",     "unmaps",	 "driver_maps", "flushes",    "attaches",
+	"pci_devices",	  "map_runs", "io_runs", "io_points",	"io_devices", "map_dma_segments",
+	"map_aggregates",
 };
 #define NKEPT (sizeof(kept_tables) / sizeof(kept_tables[0]))
 
@@ -50,8 +51,8 @@ static int table_exists(sqlite3 *db, const char *name)
 {
 	char sql[256];
 
-	snprintf(sql, sizeof(sql), "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = '%s'",
-		 name);
+	snprintf(sql, sizeof(sql),
+		 "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = '%s'", name);
 	return strcmp(sql_rows(db, sql), "1;") == 0;
 }
 
@@ -75,12 +76,16 @@ static void views_answer(sqlite3 *db, const char *fixture)
 	sqlite3_stmt *views, *st;
 	char sql[256];
 
-	assert_int_equal(sqlite3_prepare_v2(db, "SELECT name FROM sqlite_master WHERE type = 'view'"
-					    " ORDER BY name", -1, &views, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db,
+					    "SELECT name FROM sqlite_master WHERE type = 'view'"
+					    " ORDER BY name",
+					    -1, &views, NULL),
+			 SQLITE_OK);
 	while (sqlite3_step(views) == SQLITE_ROW) {
 		int rc;
 
-		snprintf(sql, sizeof(sql), "SELECT * FROM \"%s\" LIMIT 1", sqlite3_column_text(views, 0));
+		snprintf(sql, sizeof(sql), "SELECT * FROM \"%s\" LIMIT 1",
+			 sqlite3_column_text(views, 0));
 		rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
 		if (rc == SQLITE_OK)
 			rc = sqlite3_step(st);
@@ -100,17 +105,19 @@ static void like_a_new_file(sqlite3 *db, const char *fresh, const char *fixture)
 
 	snprintf(sql, sizeof(sql), "ATTACH '%s' AS fresh", fresh);
 	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
-	missing = sql_rows(db,
-		"SELECT 'column ' || m.name || '.' || c.name FROM fresh.sqlite_master m,"
-		" pragma_table_info(m.name, 'fresh') c WHERE m.type = 'table' AND NOT EXISTS"
-		" (SELECT 1 FROM pragma_table_info(m.name, 'main') d WHERE d.name = c.name)"
-		" UNION ALL SELECT f.type || ' ' || f.name FROM fresh.sqlite_master f"
-		" WHERE f.type IN ('table', 'index', 'view') AND f.name NOT LIKE 'sqlite_%' AND NOT EXISTS"
-		" (SELECT 1 FROM main.sqlite_master o WHERE o.name = f.name AND o.type = f.type"
-		"  AND (f.type != 'view' OR o.sql = f.sql))");
+	missing =
+		sql_rows(db,
+			 "SELECT 'column ' || m.name || '.' || c.name FROM fresh.sqlite_master m,"
+			 " pragma_table_info(m.name, 'fresh') c WHERE m.type = 'table' AND NOT EXISTS"
+			 " (SELECT 1 FROM pragma_table_info(m.name, 'main') d WHERE d.name = c.name)"
+			 " UNION ALL SELECT f.type || ' ' || f.name FROM fresh.sqlite_master f"
+			 " WHERE f.type IN ('table', 'index', 'view') AND f.name NOT LIKE 'sqlite_%' AND NOT EXISTS"
+			 " (SELECT 1 FROM main.sqlite_master o WHERE o.name = f.name AND o.type = f.type"
+			 "  AND (f.type != 'view' OR o.sql = f.sql))");
 	if (*missing)
 		fail_msg("%s: not as a new file after the migration (missing, or a view's old definition"
-			 " kept): %s", fixture, missing);
+			 " kept): %s",
+			 fixture, missing);
 	assert_int_equal(sqlite3_exec(db, "DETACH fresh", NULL, NULL, NULL), SQLITE_OK);
 }
 
@@ -127,7 +134,7 @@ static void migrate_one(const char *name, const char *dir, const char *fresh)
 	gunzip_to(src, path);
 	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
 	count_rows(db, before);
-	assert_true(before[0] > 0);	/* a session, at least */
+	assert_true(before[0] > 0); /* a session, at least */
 	sqlite3_close(db);
 
 	assert_int_equal(analysis_open(&a, path, &test_full_schema, -1), 0);
@@ -145,7 +152,8 @@ static void migrate_one(const char *name, const char *dir, const char *fresh)
 	views_answer(db, name);
 	like_a_new_file(db, fresh, name);
 	assert_string_equal(sql_rows(db, "SELECT (SELECT COUNT(DISTINCT map_id) FROM map_pieces) ="
-				     " (SELECT COUNT(*) FROM maps)"), "1;");
+					 " (SELECT COUNT(*) FROM maps)"),
+			    "1;");
 	sqlite3_close(db);
 	unlink(path);
 }
@@ -164,8 +172,11 @@ static void every_earlier_version_migrates(void **state)
 	snprintf(fresh, sizeof(fresh), "%s/fresh.db", dir);
 	db = itdb_open(fresh, ITDB_CREATE, &test_full_schema, err, sizeof(err));
 	assert_non_null(db);
-	assert_int_equal(itdb_exec(db, "INSERT INTO sessions(session_id, kind, capture, tool_version)"
-				   " VALUES (1, 'record', 'bpf', 'test')", "test"), 0);
+	assert_int_equal(itdb_exec(db,
+				   "INSERT INTO sessions(session_id, kind, capture, tool_version)"
+				   " VALUES (1, 'record', 'bpf', 'test')",
+				   "test"),
+			 0);
 	itdb_close(db);
 	assert_int_equal(analysis_open(&a, fresh, &test_full_schema, -1), 0);
 	analysis_close(&a);
@@ -175,7 +186,8 @@ static void every_earlier_version_migrates(void **state)
 		int version;
 		size_t len = strlen(e->d_name);
 
-		if (len < 4 || strcmp(e->d_name + len - 3, ".gz") || sscanf(e->d_name, "v%d-", &version) != 1)
+		if (len < 4 || strcmp(e->d_name + len - 3, ".gz") ||
+		    sscanf(e->d_name, "v%d-", &version) != 1)
 			continue;
 		assert_true(version >= 1 && version < IT_SCHEMA_VERSION);
 		print_message("migrating %s (schema %d)\n", e->d_name, version);
@@ -187,7 +199,9 @@ static void every_earlier_version_migrates(void **state)
 	rmdir(dir);
 	for (int v = 1; v < IT_SCHEMA_VERSION; v++)
 		if (!seen[v])
-			fail_msg("no fixture of schema %d in " FIXTURES " (make-fixtures there makes them)", v);
+			fail_msg("no fixture of schema %d in " FIXTURES
+				 " (make-fixtures there makes them)",
+				 v);
 }
 
 int main(void)

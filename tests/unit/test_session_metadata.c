@@ -11,7 +11,9 @@
 
 static uint64_t pgsizes(struct iommu_unit *units, size_t n, struct boot_option *opts, size_t nopts)
 {
-	struct inventory inv = { .iommus = units, .n_iommus = n, .boot_options = opts,
+	struct inventory inv = { .iommus = units,
+				 .n_iommus = n,
+				 .boot_options = opts,
 				 .n_boot_options = nopts };
 
 	return session_pgsize_bitmap(&inv);
@@ -31,7 +33,8 @@ static void units_share_their_common_sizes(void **state)
 
 static void no_unit_gives_the_default(void **state)
 {
-	struct iommu_unit disjoint[2] = { { .pgsize_bitmap = LEAF_2M }, { .pgsize_bitmap = LEAF_1G } };
+	struct iommu_unit disjoint[2] = { { .pgsize_bitmap = LEAF_2M },
+					  { .pgsize_bitmap = LEAF_1G } };
 
 	assert_int_equal(pgsizes(NULL, 0, NULL, 0), VTD_SP);
 	assert_int_equal(pgsizes(disjoint, 2, NULL, 0), VTD_SP);

@@ -46,8 +46,11 @@ static void parse_format(struct tep_handle *tep, const char *system, const char 
 
 static struct tep_handle *new_tep(bool with_intel)
 {
-	static const char *const iommu[] = { "map", "unmap", "attach_device_to_domain",
-					     "add_device_to_group", "remove_device_from_group",
+	static const char *const iommu[] = { "map",
+					     "unmap",
+					     "attach_device_to_domain",
+					     "add_device_to_group",
+					     "remove_device_from_group",
 					     "io_page_fault" };
 	static const char *const intel[] = { "qi_submit", "cache_tag_flush_range",
 					     "cache_tag_flush_range_np" };
@@ -106,7 +109,9 @@ static void record(struct fixture *f, int id, int pid, size_t size)
 	memset(f->data, 0, sizeof(f->data));
 	put(f, 0, (uint64_t)id, 2);
 	put(f, 4, (uint64_t)pid, 4);
-	f->rec = (struct tep_record){ .ts = 123456789012ull, .cpu = 3, .data = f->data,
+	f->rec = (struct tep_record){ .ts = 123456789012ull,
+				      .cpu = 3,
+				      .data = f->data,
 				      .size = (int)size };
 }
 
@@ -327,9 +332,10 @@ static void changed_formats(void **state)
 
 	tep_set_long_size(tep, 8);
 	assert_int_equal(tep_parse_event(tep, map_without_paddr, sizeof(map_without_paddr) - 1,
-					 "iommu"), 0);
-	assert_int_equal(tep_parse_event(tep, attach_rel_loc, sizeof(attach_rel_loc) - 1,
-					 "iommu"), 0);
+					 "iommu"),
+			 0);
+	assert_int_equal(tep_parse_event(tep, attach_rel_loc, sizeof(attach_rel_loc) - 1, "iommu"),
+			 0);
 	te = tep_events_new(tep);
 	assert_int_equal(tep_events_known(te), 2);
 	f->te = te;

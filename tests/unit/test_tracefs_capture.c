@@ -29,8 +29,7 @@ static bool dir_exists(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-static void instance_file(const struct tracefs_capture *c, const char *file, char *path,
-			  size_t len)
+static void instance_file(const struct tracefs_capture *c, const char *file, char *path, size_t len)
 {
 	snprintf(path, len, "%s/%s/%s", instances, tracefs_capture_instance_name(c), file);
 }
@@ -188,7 +187,8 @@ static void marks_the_probe_plan(void **state)
 
 	plan.probes[0] = (struct probe){ .role = ROLE_TRACEPOINT, .target = "iommu:map" };
 	plan.probes[1] = (struct probe){ .role = ROLE_TRACEPOINT, .target = "intel_iommu:none" };
-	plan.probes[2] = (struct probe){ .role = ROLE_DRIVER_MAP, .target = "intel_iommu_map_pages",
+	plan.probes[2] = (struct probe){ .role = ROLE_DRIVER_MAP,
+					 .target = "intel_iommu_map_pages",
 					 .reason = "no BPF" };
 	tracefs_capture_mark_plan(c, &plan);
 	assert_true(plan.probes[0].attached);

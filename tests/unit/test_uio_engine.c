@@ -22,12 +22,12 @@
 #include <cmocka.h>
 #include "tests/unit/sysfs_fixture.h"
 
-#define PASSTHROUGH "7e57:00:04.0"	/* identity domain */
-#define TRANSLATED "7e57:00:05.0"	/* DMA-FQ domain */
-#define NO_GROUP "7e57:00:06.0"		/* IOMMU off */
-#define NO_TYPE "7e57:00:07.0"		/* a group that does not say */
+#define PASSTHROUGH "7e57:00:04.0" /* identity domain */
+#define TRANSLATED "7e57:00:05.0" /* DMA-FQ domain */
+#define NO_GROUP "7e57:00:06.0" /* IOMMU off */
+#define NO_TYPE "7e57:00:07.0" /* a group that does not say */
 #define CONFIG_BYTES 64
-#define COMMAND_BEFORE 0x0400		/* INTx disabled, which bus mastering must keep */
+#define COMMAND_BEFORE 0x0400 /* INTx disabled, which bus mastering must keep */
 
 static volatile sig_atomic_t no_stop;
 static char root[PATH_MAX];
@@ -114,14 +114,19 @@ static void sets_bus_mastering_and_keeps_the_rest(void **state)
 	assert_int_equal(set_bus_master(root, PASSTHROUGH), 0);
 	assert_int_equal(command_register(PASSTHROUGH),
 			 COMMAND_BEFORE | PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER);
-	assert_int_equal(set_bus_master(root, TRANSLATED), -1);	/* no config file */
+	assert_int_equal(set_bus_master(root, TRANSLATED), -1); /* no config file */
 }
 
 static void opens_through_the_targets_root(void **state)
 {
 	struct io_engine e = { .ops = &uio_engine_under_test };
-	struct io_target t = { .bdf = PASSTHROUGH, .nsid = 1, .buffer_size = 0, .max_qd = 4,
-			       .max_bs = 4096, .stop = &no_stop, .sysfs_root = root };
+	struct io_target t = { .bdf = PASSTHROUGH,
+			       .nsid = 1,
+			       .buffer_size = 0,
+			       .max_qd = 4,
+			       .max_bs = 4096,
+			       .stop = &no_stop,
+			       .sysfs_root = root };
 	struct uio_engine *u;
 	char text[64];
 
@@ -129,7 +134,7 @@ static void opens_through_the_targets_root(void **state)
 	assert_int_equal(e.ops->open(&e, &t), -1);
 	u = e.priv;
 	assert_non_null(u);
-	assert_false(u->dev.bound);		/* already on uio_pci_generic */
+	assert_false(u->dev.bound); /* already on uio_pci_generic */
 	assert_ptr_equal(u->dev.sysfs_root, root);
 	assert_ptr_equal(u->io.sysfs_root, root);
 	assert_non_null(u->bar0);

@@ -15,7 +15,9 @@ static void terminal(void **state)
 {
 	char s[64];
 
-	snprintf(s, sizeof(s), "a\x1b[2Jb\x07\n\t\x7f\xc2\x9b" "c\xc2\x85\xc2\xa0\xc3\xa9\xe2\x82\xac");
+	snprintf(s, sizeof(s),
+		 "a\x1b[2Jb\x07\n\t\x7f\xc2\x9b"
+		 "c\xc2\x85\xc2\xa0\xc3\xa9\xe2\x82\xac");
 	assert_string_equal(text_for_terminal(s), "a?[2Jb??????c??\xc2\xa0\xc3\xa9\xe2\x82\xac");
 	/* not UTF-8: a lone continuation byte, an overlong form, a surrogate, a cut sequence */
 	snprintf(s, sizeof(s), "\x80x\xc0\xafy\xed\xa0\x80z\xe2\x82");
@@ -46,7 +48,8 @@ static void gnuplot_strings(void **state)
 	assert_string_equal(gnuplot("vfio, IOMMU on (translated), session 2"),
 			    "'vfio, IOMMU on (translated), session 2'");
 	assert_string_equal(gnuplot("a`id`b\"c'd\\e@f$g\nh"), "'a?id?b?c?d?e?f?g?h'");
-	assert_string_equal(gnuplot("\xc3\xa9"), "'?" "?'");
+	assert_string_equal(gnuplot("\xc3\xa9"), "'?"
+						 "?'");
 }
 
 static void shell_words(void **state)

@@ -28,12 +28,12 @@
 
 #define BDF "0000:00:04.0"
 #define DISK "nvme9n1"
-#define DISK2 "nvme9n2"		/* a second namespace, in no /dev */
-#define BLOCK 4096u			/* not 512: pattern sectors are 8 per block */
-#define DISK_BLOCKS 256u		/* 1 MiB */
+#define DISK2 "nvme9n2" /* a second namespace, in no /dev */
+#define BLOCK 4096u /* not 512: pattern sectors are 8 per block */
+#define DISK_BLOCKS 256u /* 1 MiB */
 #define DISK_BYTES (DISK_BLOCKS * BLOCK)
 #define BUFFER_BYTES (1u << 20)
-#define RUN_NS 200000000ull		/* ample for 1 MiB through the page cache */
+#define RUN_NS 200000000ull /* ample for 1 MiB through the page cache */
 
 static volatile sig_atomic_t no_stop;
 
@@ -80,11 +80,17 @@ static void open_file_disk(struct file_disk *d, uint32_t max_qd)
 	struct uring_engine *u = calloc(1, sizeof(*u));
 
 	assert_non_null(u);
-	*u = (struct uring_engine){ .fd = open(d->path, O_RDWR | O_CLOEXEC), .bdf = BDF,
-				    .disk = DISK, .sysfs_root = d->root, .block_size = BLOCK,
-				    .buffer = BUFFER_INIT, .stop = &no_stop };
-	d->e = (struct io_engine){ .ops = &uring_engine_under_test, .block_size = BLOCK,
-				   .blocks = DISK_BLOCKS, .priv = u };
+	*u = (struct uring_engine){ .fd = open(d->path, O_RDWR | O_CLOEXEC),
+				    .bdf = BDF,
+				    .disk = DISK,
+				    .sysfs_root = d->root,
+				    .block_size = BLOCK,
+				    .buffer = BUFFER_INIT,
+				    .stop = &no_stop };
+	d->e = (struct io_engine){ .ops = &uring_engine_under_test,
+				   .block_size = BLOCK,
+				   .blocks = DISK_BLOCKS,
+				   .priv = u };
 	assert_true(u->fd >= 0);
 	assert_int_equal(buffer_create(&u->buffer, &anon, BUFFER_BYTES, 0, -1), 0);
 	assert_int_equal(setup_ring(u, &d->e, max_qd), 0);
@@ -94,8 +100,13 @@ static void open_file_disk(struct file_disk *d, uint32_t max_qd)
 
 static struct io_point point(enum io_workload w, uint32_t bs, uint32_t qd, bool verify)
 {
-	return (struct io_point){ .workload = w, .bs = bs, .qd = qd, .duration_ns = RUN_NS,
-				  .window = BUFFER_BYTES, .verify = verify, .seed = 1 };
+	return (struct io_point){ .workload = w,
+				  .bs = bs,
+				  .qd = qd,
+				  .duration_ns = RUN_NS,
+				  .window = BUFFER_BYTES,
+				  .verify = verify,
+				  .seed = 1 };
 }
 
 /* -1 when the whole file holds the disk pattern, else the first byte that does not. */
@@ -159,8 +170,11 @@ static void found_by_name(void **state)
 static void refuses_a_bar_buffer(void **state)
 {
 	struct io_engine e = { .ops = &io_engine_uring };
-	struct io_target t = { .bdf = "0000:00:04.0", .nsid = 1, .buffer_size = 2 << 20,
-			       .max_qd = 4, .stop = &no_stop };
+	struct io_target t = { .bdf = "0000:00:04.0",
+			       .nsid = 1,
+			       .buffer_size = 2 << 20,
+			       .max_qd = 4,
+			       .stop = &no_stop };
 
 	assert_int_equal(buffer_parse("bar:0000:00:05.0/2", &t.buffer), 0);
 	assert_int_equal(e.ops->open(&e, &t), -1);
@@ -173,14 +187,18 @@ static void refuses_a_device_off_the_nvme_driver(void **state)
 {
 	struct io_engine e = { .ops = &io_engine_uring };
 	/* a bus number no machine has: no driver link at all */
-	struct io_target t = { .bdf = "0000:ff:1f.7", .nsid = 1, .buffer_size = 2 << 20,
-			       .max_qd = 4, .writes = true, .stop = &no_stop };
+	struct io_target t = { .bdf = "0000:ff:1f.7",
+			       .nsid = 1,
+			       .buffer_size = 2 << 20,
+			       .max_qd = 4,
+			       .writes = true,
+			       .stop = &no_stop };
 
 	assert_int_equal(e.ops->open(&e, &t), -1);
 	assert_int_equal(e.block_size, 0);
 	assert_null(e.buffer);
 	assert_int_equal(e.ops->close(&e), 0);
-	assert_int_equal(e.ops->close(&e), 0);	/* twice: nothing left to free */
+	assert_int_equal(e.ops->close(&e), 0); /* twice: nothing left to free */
 }
 
 /* seqwrite covers the disk with the pattern of each block's own sectors (8 per 4 KiB block);
@@ -193,7 +211,7 @@ static void writes_the_pattern_and_reads_check_it(void **state)
 	struct io_result r;
 
 	open_file_disk(d, 4);
-	assert_int_not_equal(file_mismatch(d), -1);	/* zeros, before */
+	assert_int_not_equal(file_mismatch(d), -1); /* zeros, before */
 	assert_int_equal(d->e.ops->run(&d->e, &write, &r), 0);
 	assert_int_equal(r.failed, 0);
 	assert_int_equal(r.verify_errors, 0);
@@ -282,7 +300,8 @@ static void stops_when_the_device_went_away(void **state)
 	assert_true(clock_ns(CLOCK_MONOTONIC) - start < RUN_NS / 2);
 	assert_int_equal(r.failed, 1);
 	/* each completion before the failed one queued its slot's next read: 3 of 4 in flight */
-	assert_string_equal(logged, "iommutrace: error: /dev/" DISK ": the device went away "
+	assert_string_equal(logged,
+			    "iommutrace: error: /dev/" DISK ": the device went away "
 			    "during the run (" BDF " left the nvme driver: removed or unbound; the "
 			    "last read returned 0 of 8192 bytes): stopping with 3 commands in "
 			    "flight\n");
@@ -293,7 +312,7 @@ static void stops_when_the_device_went_away(void **state)
 	assert_false(u->ring_ready);
 	assert_int_equal(run_logged(d, &read, &r, logged, sizeof(logged)), -1);
 	assert_string_equal(logged, "iommutrace: error: /dev/" DISK ": the device went away during "
-			    "an earlier point\n");
+				    "an earlier point\n");
 }
 
 /* What device_gone() makes of each state sysfs can be in. */
@@ -334,8 +353,12 @@ static void reads_the_namespace_under_the_targets_root(void **state)
 {
 	struct file_disk *d = *state;
 	struct io_engine e = { .ops = &uring_engine_under_test };
-	struct io_target t = { .bdf = BDF, .nsid = 2, .buffer_size = 2 << 20, .max_qd = 4,
-			       .stop = &no_stop, .sysfs_root = d->root };
+	struct io_target t = { .bdf = BDF,
+			       .nsid = 2,
+			       .buffer_size = 2 << 20,
+			       .max_qd = 4,
+			       .stop = &no_stop,
+			       .sysfs_root = d->root };
 	const char *dev = "sys/devices/pci0000:00/" BDF;
 	char rel[PATH_MAX];
 

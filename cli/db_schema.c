@@ -3,14 +3,5 @@
 #include "cli/db_schema.h"
 #include "common/schema.h"
 
-const struct itdb_schema iommutrace_schema = {
-	.parts =
-		(const struct itdb_schema_part *const[]){
-			&it_host_schema,
-			&it_capture_schema,
-			&it_map_runs_schema,
-			&it_io_runs_schema,
-			&analyzer_schema,
-		},
-	.nparts = 5,
-};
+const struct itdb_schema iommutrace_schema =
+	ITDB_SCHEMA(IT_RECORDED_SCHEMA_PARTS, &analyzer_schema);

@@ -35,6 +35,14 @@ struct itdb_schema {
 	size_t nparts;
 };
 
+/* A struct itdb_schema of the parts given, in that order: ITDB_SCHEMA(&a, &b). */
+#define ITDB_SCHEMA(...) \
+	{ \
+		.parts = (const struct itdb_schema_part *const[]){ __VA_ARGS__ }, \
+		.nparts = sizeof((const struct itdb_schema_part *const[]){ __VA_ARGS__ }) / \
+			  sizeof(const struct itdb_schema_part *), \
+	}
+
 enum itdb_open_mode {
 	ITDB_CREATE, /* new file; refuse an existing one */
 	ITDB_CREATE_FORCE, /* new file; replace an existing one */

@@ -36,13 +36,4 @@ const struct itdb_schema_part it_core_schema = {
 	.sql = (const char *const[]){ core_sql, NULL },
 };
 
-const struct itdb_schema it_recorded_schema = {
-	.parts =
-		(const struct itdb_schema_part *const[]){
-			&it_host_schema,
-			&it_capture_schema,
-			&it_map_runs_schema,
-			&it_io_runs_schema,
-		},
-	.nparts = 4,
-};
+const struct itdb_schema it_recorded_schema = ITDB_SCHEMA(IT_RECORDED_SCHEMA_PARTS);

@@ -6,16 +6,7 @@
 #include "analyzer/analyzer_schema.h"
 #include "common/schema.h"
 
-static const struct itdb_schema test_full_schema = {
-	.parts =
-		(const struct itdb_schema_part *const[]){
-			&it_host_schema,
-			&it_capture_schema,
-			&it_map_runs_schema,
-			&it_io_runs_schema,
-			&analyzer_schema,
-		},
-	.nparts = 5,
-};
+static const struct itdb_schema test_full_schema =
+	ITDB_SCHEMA(IT_RECORDED_SCHEMA_PARTS, &analyzer_schema);
 
 #endif

@@ -67,6 +67,8 @@ harness_SRCS := $(wildcard probes/*.c nvme/*.c io/*.c)
 cli_SRCS := $(filter-out cli/main.c,$(wildcard cli/*.c))
 LAYERS := cli tracer analyzer harness common
 $(foreach l,$(LAYERS),$(eval $(l)_OBJS := $($(l)_SRCS:%.c=$(BUILD)/%.o)))
+# built through the libraries' pattern rule, they would be deleted as intermediate files
+.SECONDARY: $(foreach l,$(LAYERS),$($(l)_OBJS))
 # every library, in link order (a library before those it uses)
 LIBS := $(LAYERS:%=$(BUILD)/lib%.a)
 MAIN_OBJ := $(BUILD)/cli/main.o

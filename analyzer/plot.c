@@ -241,9 +241,12 @@ static sqlite3_stmt *session_query(const struct plot *p, const char *sql)
 /* Whether a stepping loop ended at the end of its rows; logs otherwise. */
 static bool stepped_to_end(const struct plot *p, int rc, const char *what)
 {
+	char context[96];
+
 	if (rc == SQLITE_DONE)
 		return true;
-	log_error("--plot: reading %s: %s", what, sqlite3_errmsg(p->db));
+	snprintf(context, sizeof(context), "--plot: reading %s", what);
+	itdb_log_failure(p->db, context, sqlite3_errmsg(p->db));
 	return false;
 }
 

@@ -157,6 +157,16 @@ static void full_db_open(sqlite3_file *file, int flags)
 }
 
 /* The rows are in the -wal; the database file cannot take them: the close fails. */
+/* A session row, so that the connection has pages in its -wal. */
+static void insert_session(sqlite3 *db)
+{
+	assert_int_equal(itdb_exec(db,
+				   "INSERT INTO sessions(kind, capture, tool_version)"
+				   " VALUES ('record', 'bpf', 'test')",
+				   "test"),
+			 0);
+}
+
 static void close_fails_when_checkpoint_finds_disk_full(void **state)
 {
 	struct fixture *f = *state;
@@ -166,11 +176,7 @@ static void close_fails_when_checkpoint_finds_disk_full(void **state)
 	vfs_shim_begin(full_db_open);
 	db = itdb_open(f->path, ITDB_APPEND, &it_recorded_schema, err, sizeof(err));
 	assert_non_null(db);
-	assert_int_equal(itdb_exec(db,
-				   "INSERT INTO sessions(kind, capture, tool_version)"
-				   " VALUES ('record', 'bpf', 'test')",
-				   "test"),
-			 0);
+	insert_session(db);
 	disk_full = 1;
 	assert_int_equal(itdb_close(db), -1);
 	disk_full = 0;
@@ -185,11 +191,7 @@ static void fill_on_full_disk(struct fixture *f)
 	sqlite3 *db = itdb_open(f->path, ITDB_APPEND, &it_recorded_schema, err, sizeof(err));
 
 	assert_non_null(db);
-	assert_int_equal(itdb_exec(db,
-				   "INSERT INTO sessions(kind, capture, tool_version)"
-				   " VALUES ('record', 'bpf', 'test')",
-				   "test"),
-			 0);
+	insert_session(db);
 	disk_full = 1;
 	assert_int_equal(itdb_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)", "checkpoint"), -1);
 	assert_int_equal(itdb_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)", "checkpoint"), -1);

@@ -88,6 +88,8 @@ static void put_back(struct restore_run *r, const struct binding_journal_entry *
 		else
 			say("%s: %s %s (%s %s)\n", e->bdf, r->dry_run ? "would go back" : "back",
 			    to, r->dry_run ? "now" : "was", on(was, was_on, sizeof(was_on)));
+		if (why[0])
+			log_warn("%s: %s", e->bdf, why);
 		break;
 	case DEVICE_PUT_BACK_ALREADY:
 		say("%s: already %s, as it was; %s\n", e->bdf, to,

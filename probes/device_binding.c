@@ -1,5 +1,6 @@
 /* Binding to vfio-pci or uio_pci_generic through sysfs and restoring the original driver (see
  * device_binding.h). */
+#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <fcntl.h>
@@ -86,6 +87,97 @@ static int drivers_probe(const struct device_binding *b, char *why, size_t whyle
 		return -1;
 	}
 	return write_sysfs(path, b->bdf, why, whylen);
+}
+
+/* Where ready_ms is 0: past the kernel's nvme admin_timeout (60 s), after which a probe whose
+ * controller never answered lets the device go */
+#define READY_MS_DEFAULT 90000
+#define READY_POLL_MS 50
+
+/* The state of the device's NVMe controller ("live", "connecting", ...), "" when it has none */
+static void nvme_state(const struct device_binding *b, char *out, size_t len)
+{
+	char path[PATH_MAX], state[PATH_MAX + 300];
+	struct dirent *d;
+	DIR *dir;
+
+	out[0] = '\0';
+	if (device_path(b, "/nvme", path, NULL, 0) || !(dir = opendir(path)))
+		return;
+	while ((d = readdir(dir))) {
+		if (strncmp(d->d_name, "nvme", 4) || !sysfs_name_ok(d->d_name))
+			continue;
+		snprintf(state, sizeof(state), "%s/%.255s/state", path, d->d_name);
+		if (sysfs_read_text(state, out, len) || !sysfs_name_ok(out))
+			out[0] = '\0';
+		break;
+	}
+	closedir(dir);
+}
+
+enum ready { READY, LET_GO, NOT_READY };
+
+/* Waits for the original driver to have the device working: for nvme, its controller live; for
+ * others, bound. LET_GO: the driver let it go (its probe failed). */
+static enum ready driver_ready(const struct device_binding *b, char *why, size_t whylen)
+{
+	unsigned limit = b->ready_ms ? b->ready_ms : READY_MS_DEFAULT, waited = 0;
+	char driver[SYSFS_NAME_MAX + 1], state[SYSFS_NAME_MAX + 1];
+
+	if (strcmp(b->orig_driver, "nvme"))
+		return READY;
+	for (;;) {
+		current_driver(b, driver, sizeof(driver));
+		if (strcmp(driver, b->orig_driver)) {
+			if (driver[0])
+				fail(why, whylen, "it went to '%s' %.1f s after the probe", driver,
+				     waited / 1000.0);
+			else
+				fail(why, whylen, "the %s driver let it go %.1f s after its probe",
+				     b->orig_driver, waited / 1000.0);
+			return LET_GO;
+		}
+		nvme_state(b, state, sizeof(state));
+		if (!strcmp(state, "live"))
+			return READY;
+		if (waited >= limit) {
+			fail(why, whylen, "its NVMe controller is %s%s%s %.1f s after the probe",
+			     state[0] ? "'" : "", state[0] ? state : "missing", state[0] ? "'" : "",
+			     waited / 1000.0);
+			return NOT_READY;
+		}
+		usleep(READY_POLL_MS * 1000);
+		waited += READY_POLL_MS;
+	}
+}
+
+/* After the reprobe: the driver has the device working, or, when its probe failed, does after one
+ * more. *note says what happened to the first probe when a second one was needed. */
+static int settle(const struct device_binding *b, char *note, size_t notelen, char *why,
+		  size_t whylen)
+{
+	char first[256] = "", second[256] = "", driver[SYSFS_NAME_MAX + 1];
+	enum ready r = driver_ready(b, first, sizeof(first));
+
+	if (r == READY)
+		return 0;
+	if (r == NOT_READY) {
+		fail(why, whylen, "%s", first);
+		return -1;
+	}
+	if (drivers_probe(b, why, whylen))
+		return -1;
+	current_driver(b, driver, sizeof(driver));
+	if (strcmp(driver, b->orig_driver)) {
+		fail(why, whylen, "%s; probed again, it is on '%s'", first, driver);
+		return -1;
+	}
+	if (driver_ready(b, second, sizeof(second)) != READY) {
+		fail(why, whylen, "%s; probed again: %s", first, second);
+		return -1;
+	}
+	snprintf(note, notelen, "%s; probed again, it is back (the kernel log says why)", first);
+	return 0;
 }
 
 struct uses {
@@ -290,6 +382,7 @@ enum device_put_back device_put_back(const struct device_binding *b, bool dry_ru
 				     char was[SYSFS_NAME_MAX + 1], char *why, size_t whylen)
 {
 	char path[PATH_MAX], override[SYSFS_NAME_MAX + 1], driver[SYSFS_NAME_MAX + 1];
+	char note[512] = "";
 	bool off_driver;
 	struct stat st;
 	int rc = 0;
@@ -322,8 +415,13 @@ enum device_put_back device_put_back(const struct device_binding *b, bool dry_ru
 			fail(why, whylen, "it is on '%s' after the reprobe", driver);
 			rc = -1;
 		}
+		if (!rc && settle(b, note, sizeof(note), why, whylen))
+			rc = -1;
 	}
-	return rc ? DEVICE_PUT_BACK_FAILED : forget(b->bdf, false, DEVICE_PUT_BACK_DONE);
+	if (rc)
+		return DEVICE_PUT_BACK_FAILED;
+	snprintf(why, whylen, "%s", note);
+	return forget(b->bdf, false, DEVICE_PUT_BACK_DONE);
 }
 
 int device_restore(struct device_binding *b)
@@ -341,6 +439,8 @@ int device_restore(struct device_binding *b)
 	else if (result == DEVICE_PUT_BACK_FAILED)
 		log_error("%s: not put back on %s: %s; 'iommutrace restore' tries again", b->bdf,
 			  b->orig_driver[0] ? b->orig_driver : "no driver", why);
+	else if (why[0])
+		log_warn("%s: put back on %s, but %s", b->bdf, b->orig_driver, why);
 	else
 		log_debug("%s: restored to %s", b->bdf,
 			  b->orig_driver[0] ? b->orig_driver : "no driver");

@@ -21,6 +21,9 @@ struct device_binding {
 	bool bound; /* we changed its binding: restore it */
 	char orig_driver[SYSFS_NAME_MAX + 1]; /* "" when no driver was bound */
 	char orig_override[SYSFS_NAME_MAX + 1]; /* "" when driver_override was not set */
+	/* how long a put-back waits for the original driver to have the device working; 0: 90 s,
+	 * past the 60 s the kernel's nvme driver gives a controller's first command */
+	unsigned ready_ms;
 };
 
 /**
@@ -60,9 +63,13 @@ enum device_put_back {
  * @dry_run: only find out what it would do
  * @was: the driver it was on, "" for none
  * @why: where it says, in a few words, the first thing that failed (nothing is logged: its
- *       caller says the one line)
+ *       caller says the one line); with DEVICE_PUT_BACK_DONE, "" or what went wrong on the
+ *       way, for a warning (the driver's first probe failed and a second one took it)
  *
- * Its binding journal entry is removed once nothing is left to put back. device_restore() for a
+ * Back on nvme means its controller is live, not only the driver bound: the kernel probes NVMe
+ * controllers asynchronously and lets the device go when the probe fails, after up to 60 s.
+ * Then the device is probed once more. Its binding journal entry is removed once nothing is left
+ * to put back. device_restore() for a
  * binding of this process; `iommutrace restore` for one from the journal.
  */
 enum device_put_back device_put_back(const struct device_binding *b, bool dry_run,

@@ -4,14 +4,18 @@
  * device_restore write back, a device whose disk is mounted refused before anything is written,
  * and map's and io's setup doing the same through its options' root. The fixture has no kernel
  * behind it: a write changes the file and nothing else, so a bind never takes and a rebind never
- * happens, and the tests say so. The device's domain is one no machine has, so that a root
+ * happens, and the tests say so, except where a thread plays the kernel's nvme driver (a put-back
+ * waits for its controller to be live). The device's domain is one no machine has, so that a root
  * ignored can never reach a real device. Binding on a real machine runs in the testbed
  * (tests/vm). */
+#include <fcntl.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <sys/stat.h>
 #include "probes/binding_journal.h"
 #include "probes/device_binding.h"
 #include "probes/device_setup.h"
@@ -211,6 +215,157 @@ static void refusals_and_nothing_to_do(void **state)
 	assert_file("sys/bus/pci/drivers_probe", "");
 }
 
+/* The kernel's part in putting an NVMe back, played by a thread. drivers_probe is a FIFO the
+ * thread keeps full, so that a probe written there waits until the thread has linked the device
+ * to nvme with its controller 'connecting' (the kernel binds inside the write) and then drains
+ * it. 200 ms after each probe the controller is live, or, for the probes in @let_go, the driver
+ * lets the device go (the link removed), as the kernel's nvme driver does when its asynchronous
+ * probe fails; the next probe is awaited 500 ms later, once the put-back has seen that. */
+struct kernel_play {
+	int probes, let_go; /* let_go: a bit per probe, from the first */
+	int fifo;
+	pthread_t thread;
+};
+
+static void link_nvme(const char *state)
+{
+	char path[PATH_MAX];
+
+	fixture_path(path, "%s/" DEV "/driver", root);
+	unlink(path);
+	fixture_pci_link(root, BDF, "driver", "../../../bus/pci/drivers/nvme");
+	fixture_write(root, DEV "/nvme/nvme0/state", state);
+}
+
+static void fill(int fd)
+{
+	static const char filler[4096];
+
+	while (write(fd, filler, sizeof(filler)) > 0)
+		;
+}
+
+/* Reads what a blocked writer wrote behind the filler: true when it was BDF */
+static bool drain_probe(int fd)
+{
+	char buf[4096];
+	size_t got = 0;
+	ssize_t n;
+
+	for (int idle = 0; idle < 100;) {
+		n = read(fd, buf, sizeof(buf));
+		if (n > 0) {
+			got += (size_t)n;
+			idle = 0;
+			if (n < (ssize_t)sizeof(buf) && got % sizeof(buf))
+				return n >= 12 && !memcmp(buf + n - 12, BDF, 12);
+		} else {
+			idle++;
+			usleep(10 * 1000);
+		}
+	}
+	return false;
+}
+
+static void *play_kernel(void *arg)
+{
+	struct kernel_play *k = arg;
+	char unbind[64], path[PATH_MAX];
+
+	do { /* the put-back's unbind comes before its probe */
+		usleep(1000);
+		fixture_read(root, "sys/bus/pci/drivers/vfio-pci/unbind", unbind, sizeof(unbind));
+	} while (strcmp(unbind, BDF));
+	for (int i = 0; i < 2; i++) {
+		if (i)
+			usleep(500 * 1000);
+		link_nvme("connecting\n");
+		if (!drain_probe(k->fifo))
+			return NULL;
+		k->probes++;
+		usleep(200 * 1000);
+		if (!(k->let_go & 1 << i)) {
+			fixture_write(root, DEV "/nvme/nvme0/state", "live\n");
+			return NULL;
+		}
+		fill(k->fifo);
+		fixture_path(path, "%s/" DEV "/driver", root);
+		unlink(path);
+	}
+	return NULL;
+}
+
+static void start_kernel(struct kernel_play *k, int let_go)
+{
+	char path[PATH_MAX];
+
+	*k = (struct kernel_play){ .let_go = let_go };
+	fixture_path(path, "%s/sys/bus/pci/drivers_probe", root);
+	unlink(path);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	k->fifo = open(path, O_RDWR | O_NONBLOCK);
+	assert_true(k->fifo >= 0);
+	fill(k->fifo);
+	fixture_write(root, "sys/bus/pci/drivers/vfio-pci/unbind", "");
+	relink_driver("vfio-pci");
+	assert_int_equal(pthread_create(&k->thread, NULL, play_kernel, k), 0);
+}
+
+static void end_kernel(struct kernel_play *k)
+{
+	pthread_join(k->thread, NULL);
+	close(k->fifo);
+}
+
+/* A put-back to nvme waits for the controller to be live; when the driver lets the device go
+ * after its probe, it is probed once more and the put-back says so; twice, it failed. */
+static void waits_for_the_nvme_controller(void **state)
+{
+	struct device_binding b = { .bdf = BDF,
+				    .sysfs_root = root,
+				    .bound = true,
+				    .orig_driver = "nvme" };
+	char was[SYSFS_NAME_MAX + 1], why[512];
+	struct kernel_play k;
+
+	start_kernel(&k, 0);
+	assert_int_equal(device_put_back(&b, false, was, why, sizeof(why)), DEVICE_PUT_BACK_DONE);
+	end_kernel(&k);
+	assert_int_equal(k.probes, 1);
+	assert_string_equal(why, "");
+	assert_file(DEV "/nvme/nvme0/state", "live\n");
+
+	start_kernel(&k, 1);
+	assert_int_equal(device_put_back(&b, false, was, why, sizeof(why)), DEVICE_PUT_BACK_DONE);
+	end_kernel(&k);
+	assert_int_equal(k.probes, 2);
+	assert_non_null(strstr(why, "the nvme driver let it go "));
+	assert_non_null(strstr(why, " s after its probe; probed again, it is back"));
+
+	start_kernel(&k, 3);
+	assert_int_equal(device_put_back(&b, false, was, why, sizeof(why)), DEVICE_PUT_BACK_FAILED);
+	end_kernel(&k);
+	assert_int_equal(k.probes, 2);
+	assert_non_null(strstr(why, "; probed again: the nvme driver let it go "));
+}
+
+/* A controller that never comes up: failed once ready_ms has passed, saying its state. */
+static void a_controller_that_stays_down_fails(void **state)
+{
+	struct device_binding b = { .bdf = BDF,
+				    .sysfs_root = root,
+				    .bound = true,
+				    .orig_driver = "nvme",
+				    .ready_ms = 100 }; /* before the thread's 200 ms */
+	char was[SYSFS_NAME_MAX + 1], why[512];
+	struct kernel_play k;
+
+	start_kernel(&k, 0);
+	assert_int_equal(device_put_back(&b, false, was, why, sizeof(why)), DEVICE_PUT_BACK_FAILED);
+	end_kernel(&k);
+	assert_string_equal(why, "its NVMe controller is 'connecting' 0.1 s after the probe");
+}
+
 /* map's and io's setup binds through its options' root (the bind, which the fixture cannot
  * complete, fails at its end) and, closing, puts back through it. */
 static void setup_binds_and_closes_through_the_root(void **state)
@@ -247,6 +402,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(refuses_a_device_whose_disk_is_mounted,
 						make_machine, remove_machine),
 		cmocka_unit_test_setup_teardown(refusals_and_nothing_to_do, make_machine,
+						remove_machine),
+		cmocka_unit_test_setup_teardown(waits_for_the_nvme_controller, make_machine,
+						remove_machine),
+		cmocka_unit_test_setup_teardown(a_controller_that_stays_down_fails, make_machine,
 						remove_machine),
 		cmocka_unit_test_setup_teardown(setup_binds_and_closes_through_the_root,
 						make_machine, remove_machine),

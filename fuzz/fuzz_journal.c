@@ -3,6 +3,7 @@
  * fails with EINVAL or yields an entry whose fields are well formed. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "probes/binding_journal.h"
@@ -10,18 +11,27 @@
 
 #define BDF "0000:00:04.0"
 
+static char dir[64], run_dir[64];
+
+/* The folders go with the process: replays run in every make unit-test */
+static void remove_dirs(void)
+{
+	rmdir(dir);
+	rmdir(run_dir);
+}
+
 static const char *journal_dir(void)
 {
-	static char dir[64];
-
 	if (!dir[0]) {
 		snprintf(dir, sizeof(dir), "/tmp/iommutrace-fuzz-journal-%d", (int)getpid());
 		if (mkdir(dir, 0700) && errno != EEXIST)
 			abort();
 		setenv("IOMMUTRACE_RUN_DIR", dir, 1);
+		snprintf(run_dir, sizeof(run_dir), "%s", dir);
 		snprintf(dir + strlen(dir), sizeof(dir) - strlen(dir), "/bindings");
 		if (mkdir(dir, 0700) && errno != EEXIST)
 			abort();
+		atexit(remove_dirs);
 	}
 	return dir;
 }

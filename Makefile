@@ -75,23 +75,25 @@ MAIN_OBJ := $(BUILD)/cli/main.o
 
 include fuzz/fuzz.mk
 
-BPF_SRC := bpf/iommutrace.bpf.c
-BPF_OBJ := $(BUILD)/iommutrace.bpf.o
-SKEL := $(BUILD)/iommutrace.skel.h
+# the recorder's programs (iommutrace) and the page-table walk of snapshots (snapshot), each with
+# its skeleton, NAME_bpf
+BPF_NAMES := iommutrace snapshot
+SKELS := $(BPF_NAMES:%=$(BUILD)/%.skel.h)
+.SECONDARY: $(SKELS) $(BPF_NAMES:%=$(BUILD)/%.bpf.o)
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -I/usr/include/$(shell uname -m)-linux-gnu -I.
 
-$(BPF_OBJ): $(BPF_SRC) $(wildcard bpf/*.h) | $(BUILD)
+$(BUILD)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) | $(BUILD)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp.o
 	$(Q)$(BPFTOOL) gen object $@ $@.tmp.o
 	$(Q)rm -f $@.tmp.o
 
-$(SKEL): $(BPF_OBJ)
+$(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(call msg,SKEL,$@)
-	$(Q)$(BPFTOOL) gen skeleton $< name iommutrace_bpf > $@
+	$(Q)$(BPFTOOL) gen skeleton $< name $*_bpf > $@
 
-# the skeleton is made before any object; depfiles then rebuild only the objects that include it
-$(BUILD)/%.o: %.c | $(SKEL) $(BUILD)
+# the skeletons are made before any object; depfiles then rebuild only the objects that include one
+$(BUILD)/%.o: %.c | $(SKELS) $(BUILD)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) -MMD -MP -c $< -o $@

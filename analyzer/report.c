@@ -290,11 +290,31 @@ static void io_runs_notes(struct render *r, sqlite3 *db, int64_t sid)
 			       "(io_total_view), at queue depth best_qd");
 }
 
+static void snapshot_groups_notes(struct render *r, sqlite3 *db, int64_t sid)
+{
+	if (rows_where(r, db, "kind = 'unreadable'") > 0)
+		render_note(r,
+			    "unreadable: a paging domain whose table is in a format snapshot does "
+			    "not read (AMD-Vi, or VT-d's generic page table); its leaves are unknown");
+	if (rows_where(r, db, "consistent = 0") > 0)
+		render_note(r, "consistent 0: maps or unmaps ran during each of the reads of that "
+			       "table; its leaves may mix its state before and after them");
+}
+
 static const struct section sections[REPORT_SECTIONS] = {
 	[REPORT_SESSION] = { "session", NULL, "report_session_view",
 			     "kind, capture, hostname, kernel_release, duration_s, events_total, events_lost,"
 			     " complete, end_reason, command_exit_status, command, source_path",
 			     NULL, session_notes },
+	[REPORT_SNAPSHOT_GROUPS] = { "snapshot_groups",
+				     "what the IOMMU held: each group's domain (snapshot)",
+				     "report_snapshot_groups_view",
+				     "group_id, devices, domain, type, kind, levels, leaves, runs, consistent",
+				     "group_id", snapshot_groups_notes },
+	[REPORT_SNAPSHOT_PAGES] = { "snapshot_pages", "pages of each size per domain (snapshot)",
+				    "report_snapshot_pages_view",
+				    "domain, pgsize_bytes, pages, mapped_bytes, runs",
+				    "domain, pgsize_bytes", NULL },
 	[REPORT_AGGREGATES] = { "aggregates",
 				"aggregated calls per domain, call size and page size",
 				"report_aggregates_view", AGGREGATES_SECTION_COLUMNS, NULL,
@@ -369,9 +389,15 @@ int report_section(struct render *r, sqlite3 *db, int64_t session_id, enum repor
 
 	if (load_rows(r, db, session_id, sec))
 		return -1;
-	/* text leaves out the runs a session does not have: most have neither */
-	if (r->format == RENDER_TEXT && (s == REPORT_MAP_RUNS || s == REPORT_IO_RUNS) &&
+	/* text leaves out the runs and snapshots a session does not have (most have none), and a
+	 * snapshot's capture sections, which it cannot have */
+	if (r->format == RENDER_TEXT &&
+	    (s == REPORT_MAP_RUNS || s == REPORT_IO_RUNS || s == REPORT_SNAPSHOT_GROUPS ||
+	     s == REPORT_SNAPSHOT_PAGES) &&
 	    rows_where(r, db, "1") == 0)
+		return 0;
+	if (r->format == RENDER_TEXT && s >= REPORT_AGGREGATES && s <= REPORT_LOSSES &&
+	    session_is(r, db, session_id, "kind = 'snapshot'") > 0)
 		return 0;
 	if (s == REPORT_SESSION) {
 		if (session_title(db, session_id, title, sizeof(title)))

@@ -22,6 +22,10 @@ enum report_section {
 	REPORT_LOSSES,
 	REPORT_MAP_RUNS, /* text: left out when the session has none */
 	REPORT_IO_RUNS, /* text: left out when the session has none */
+	/* text: only for a snapshot session, which then has no capture sections (aggregates to
+	 * losses) in text */
+	REPORT_SNAPSHOT_GROUPS,
+	REPORT_SNAPSHOT_PAGES,
 	REPORT_SECTIONS
 };
 

@@ -119,6 +119,23 @@ const char analyzer_report_views_sql[] =
 "    100.0 * map_bytes / SUM(map_bytes) OVER (PARTITION BY session_id, domain_ptr) AS bytes_pct"
 "  FROM r;"
 
+/* A snapshot session (`iommutrace snapshot`): each IOMMU group read, its devices (the session's
+ * inventory), the domain it had and what its table held. */
+"DROP VIEW IF EXISTS report_snapshot_groups_view;"
+"CREATE VIEW report_snapshot_groups_view AS"
+"  SELECT g.session_id, g.group_id,"
+"    (SELECT group_concat(bdf, ' ') FROM (SELECT bdf FROM devices d WHERE d.session_id ="
+"      g.session_id AND d.iommu_group = g.group_id ORDER BY bdf)) AS devices,"
+"    " HEX("g.domain_ptr") " AS domain, " DOMAIN_TYPE("s.domain_type") " AS type,"
+"    IFNULL(s.kind, 'none') AS kind, s.levels, s.leaves, s.runs, s.consistent"
+"  FROM snapshot_groups g LEFT JOIN snapshot_domains s USING (session_id, domain_ptr);"
+
+/* A snapshot session: the pages of each size each translated domain held. */
+"DROP VIEW IF EXISTS report_snapshot_pages_view;"
+"CREATE VIEW report_snapshot_pages_view AS"
+"  SELECT session_id, " HEX("domain_ptr") " AS domain, pgsize_bytes, pages,"
+"    bytes AS mapped_bytes, runs FROM snapshot_pages_view;"
+
 /* Per map with bytes still mapped when the session ended (live_mappings_view, its pieces
  * added): the map as made, and how much of it is still mapped. */
 "DROP VIEW IF EXISTS report_live_mappings_view;"

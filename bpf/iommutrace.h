@@ -227,4 +227,56 @@ static inline __u32 it_agg_slot_of(const struct it_agg_key *k)
 	return (__u32)((h * golden) >> 56) & (IT_AGG_SLOTS - 1);
 }
 
+/* Page-table snapshots (bpf/snapshot.bpf.c): the walk of one domain's table, run a slice at a
+ * time from a kprobe on iommu_group_show_type, which the tool triggers by reading the group's
+ * "type" file; leaves come out as runs of one page size, contiguous in IOVA and physical address,
+ * with the same permissions. */
+#define IT_SNAP_MAX_LEVELS 5
+enum it_snap_domain_kind {
+	IT_SNAP_TRANSLATED = 1, /* a table was read */
+	IT_SNAP_IDENTITY, /* passthrough: no table */
+	IT_SNAP_BLOCKED, /* no DMA: no table */
+	IT_SNAP_UNREADABLE, /* paging, but in a format this walker does not read */
+	IT_SNAP_NO_DOMAIN, /* the group has no domain */
+};
+
+/* Why a walk stopped short */
+enum it_snap_error {
+	IT_SNAP_OK = 0,
+	IT_SNAP_READ_FAILED, /* a table entry could not be read */
+	IT_SNAP_DOMAIN_CHANGED, /* the group's domain is another one than when the walk began */
+	IT_SNAP_BAD_LEVELS, /* the domain's address width gives no level count the walker knows */
+};
+
+/* What the walk is asked to do, set by user space before each slice */
+enum it_snap_command { IT_SNAP_START = 1, IT_SNAP_CONTINUE };
+
+struct it_snap_run {
+	__u64 iova, phys, pgsize, count;
+	__u32 level; /* 1: 4 KiB leaves */
+	__u32 perms; /* bit 0 read, bit 1 write */
+};
+
+/* The walk's state, one array element; user space reads the summary fields */
+struct it_snap_walk {
+	/* set by user space */
+	__u32 command; /* enum it_snap_command */
+	__u32 budget; /* table entries looked at per slice */
+	/* set by the walk */
+	__u64 domain, group; /* kernel pointers: identities only */
+	__u64 map_seq_start; /* iommu:map/unmap seen before the walk began */
+	__u32 kind; /* enum it_snap_domain_kind */
+	__u32 domain_type; /* iommu_domain.type */
+	__u64 pgsize_bitmap;
+	__u32 top, done, error; /* top: the level count; error: enum it_snap_error */
+	__u32 level; /* the level being read */
+	/* by level, 1 to IT_SNAP_MAX_LEVELS (8 slots: an index masked with 7 is in bounds) */
+	__u64 table[8]; /* physical address of each level's table */
+	__u64 base[8]; /* IOVA of each level's table's first entry */
+	__u32 idx[8]; /* next entry at each level */
+	__u64 entries, leaves, runs, tables,
+		dropped; /* dropped: runs the ring buffer had no room for */
+	struct it_snap_run open; /* the run being extended; count 0: none */
+};
+
 #endif

@@ -12,5 +12,6 @@ int cmd_io(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_audit(int argc, char **argv);
 int cmd_restore(int argc, char **argv);
+int cmd_snapshot(int argc, char **argv);
 
 #endif

@@ -23,6 +23,8 @@ static const struct command {
 	  "explain a database: maps, page sizes, live bytes, churn, runs, per session and domain" },
 	{ "audit", cmd_audit,
 	  "audit align: why pages are not larger; audit bar: mappings of PCI BARs, IOTLB reach" },
+	{ "snapshot", cmd_snapshot,
+	  "read what the IOMMU holds now: each domain's translation table, as runs of pages" },
 	{ "restore", cmd_restore,
 	  "put back devices a killed map or io left on vfio-pci or uio_pci_generic" },
 };

@@ -9,7 +9,7 @@
 
 #include "common/db.h"
 
-#define IT_SCHEMA_VERSION 9
+#define IT_SCHEMA_VERSION 10
 #define IT_APPLICATION_ID 0x494f4d54 /* "IOMT" in PRAGMA application_id */
 
 /* SQL text: a nullable address column as hex text; NULL stays NULL (printf would print 0x0). */
@@ -24,10 +24,13 @@ extern const struct itdb_schema_part it_capture_schema;
 /* map -o and io -o runs (schema_runs.c). */
 extern const struct itdb_schema_part it_map_runs_schema;
 extern const struct itdb_schema_part it_io_runs_schema;
+/* What snapshot reads from the live translation tables (schema_snapshot.c). */
+extern const struct itdb_schema_part it_snapshot_schema;
 /* The parts above in the order they are created: what a database holds below the analyzer, as
  * a list (IT_RECORDED_SCHEMA_PARTS, to begin a longer one) and as a schema. */
 #define IT_RECORDED_SCHEMA_PARTS \
-	&it_host_schema, &it_capture_schema, &it_map_runs_schema, &it_io_runs_schema
+	&it_host_schema, &it_capture_schema, &it_map_runs_schema, &it_io_runs_schema, \
+		&it_snapshot_schema
 extern const struct itdb_schema it_recorded_schema;
 
 /* The capture's indexes, created once the bulk of a session is written (record, import). */

@@ -77,16 +77,16 @@ check "json: exit" 0 $?
 python3 -m json.tool "$out" >/dev/null
 check "json: valid" 0 $?
 check "json: every section, in order" \
-	"session aggregates probes domains live call_sizes page_sizes live_mappings losses map_runs io_runs" \
+	"session aggregates probes domains live call_sizes page_sizes live_mappings losses map_runs io_runs snapshot_groups snapshot_pages" \
 	"$(python3 -c 'import json,sys; print(" ".join(s["name"] for s in json.load(open(sys.argv[1]))["sections"]))' "$out")"
 check "json: the map's IOVA as a hex string" 1 "$(grep -c '"iova": "0x40000000"' "$out")"
 
 "$bin" report --format csv --session 1 "$db" >"$out" 2>"$err"
 check "csv: exit" 0 $?
 check "csv: a '# name: title' line per section" \
-	"# session:|# aggregates:|# probes:|# domains:|# live:|# call_sizes:|# page_sizes:|# live_mappings:|# losses:|# map_runs:|# io_runs:" \
+	"# session:|# aggregates:|# probes:|# domains:|# live:|# call_sizes:|# page_sizes:|# live_mappings:|# losses:|# map_runs:|# io_runs:|# snapshot_groups:|# snapshot_pages:" \
 	"$(grep -v '^# note: ' "$out" | grep -o '^# [a-z_]*:' | paste -sd'|')"
-check "csv: the header after each title" 11 "$(grep -v '^# note: ' "$out" | grep -A1 '^# [a-z_]*: ' | grep -c '^session_id,')"
+check "csv: the header after each title" 13 "$(grep -v '^# note: ' "$out" | grep -A1 '^# [a-z_]*: ' | grep -c '^session_id,')"
 check "csv: the loss row" "1,any,ftrace-lost,17,ftrace overwrote them before they were read (the file says so),2" \
 	"$(grep '^1,any,' "$out")"
 

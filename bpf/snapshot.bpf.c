@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Page-table snapshots: reads the live translation table of an IOMMU group's domain, read-only.
+ * The tool reads /sys/kernel/iommu_groups/N/type; the kprobe on iommu_group_show_type, for this
+ * process only, walks that group's current domain a slice of `budget` entries at a time and puts
+ * its leaves into the ring buffer as runs (bpf/iommutrace.h: struct it_snap_run). Table pages are
+ * read through the kernel's direct map (page_offset_base + physical address) with
+ * bpf_probe_read_kernel; nothing is written to kernel memory. Intel VT-d tables as the legacy
+ * driver keeps them (struct dmar_domain's pgd and agaw, up to 6.18); the same entry layout serves
+ * second-stage and first-stage tables (present or read bit 0, write bit 1, page size bit 7). */
+#include "bpf/kernel_types.bpf.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "bpf/iommutrace.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+#pragma clang attribute push(__attribute__((preserve_access_index)), apply_to = record)
+struct dma_pte {
+	u64 val;
+};
+
+/* drivers/iommu/intel/iommu.h; pgd and agaw sit in an anonymous union from 6.7 */
+struct dmar_domain {
+	struct dma_pte *pgd;
+	int agaw;
+	struct iommu_domain domain;
+};
+#pragma clang attribute pop
+
+/* the direct map's base: a table entry's physical address plus it is the table's kernel address */
+extern const void page_offset_base __ksym __weak;
+
+const volatile __u32 target_tgid;
+/* set by user space from the machine's IOMMU units: whether paging domains are VT-d's */
+const volatile __u32 vtd_tables;
+
+#define PTE_ADDR_MASK 0x000ffffffffff000ull
+#define PTE_PRESENT 3ull /* second stage: read or write; first stage: present (bit 0) */
+#define PTE_LARGE (1ull << 7)
+#define ENTRIES 512
+#define DOMAIN_PAGING (1u << 0) /* __IOMMU_DOMAIN_PAGING */
+#define DOMAIN_PT (1u << 2) /* __IOMMU_DOMAIN_PT */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct it_snap_walk);
+} walk SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4 << 20);
+} runs SEC(".maps");
+
+/* iommu:map and iommu:unmap seen while the snapshot program is loaded: a walk whose count moved
+ * read a table that changed under it */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} map_seq SEC(".maps");
+
+static __always_inline void count_map_call(void)
+{
+	__u32 zero = 0;
+	__u64 *seq = bpf_map_lookup_elem(&map_seq, &zero);
+
+	if (seq)
+		__sync_fetch_and_add(seq, 1);
+}
+
+SEC("raw_tp/map")
+int snap_map(void *ctx)
+{
+	count_map_call();
+	return 0;
+}
+
+SEC("raw_tp/unmap")
+int snap_unmap(void *ctx)
+{
+	count_map_call();
+	return 0;
+}
+
+static __always_inline void flush_run(struct it_snap_walk *w)
+{
+	struct it_snap_run *r;
+
+	if (!w->open.count)
+		return;
+	r = bpf_ringbuf_reserve(&runs, sizeof(*r), 0);
+	if (r) {
+		*r = w->open;
+		bpf_ringbuf_submit(r, 0);
+		w->runs++;
+	} else {
+		w->dropped++;
+	}
+	w->open.count = 0;
+}
+
+static __always_inline void add_leaf(struct it_snap_walk *w, u64 iova, u64 phys, u32 level,
+				     u32 perms)
+{
+	u64 pgsize = 1ull << (12 + 9 * (level - 1));
+	u64 next = w->open.count * w->open.pgsize;
+
+	w->leaves++;
+	if (w->open.count && w->open.level == level && w->open.perms == perms &&
+	    w->open.iova + next == iova && w->open.phys + next == phys) {
+		w->open.count++;
+		return;
+	}
+	flush_run(w);
+	w->open.iova = iova;
+	w->open.phys = phys;
+	w->open.pgsize = pgsize;
+	w->open.count = 1;
+	w->open.level = level;
+	w->open.perms = perms;
+}
+
+/* bpf_loop's context: on the stack, which is all 6.1's bpf_loop takes */
+struct loop_ctx {
+	struct it_snap_walk *w;
+};
+
+/* One table entry of the walk; 1 stops the loop (the walk is done or failed). Levels index the
+ * walk's arrays masked with 7, which the verifier can bound. */
+static long step(__u32 i, struct loop_ctx *ctx)
+{
+	struct it_snap_walk *w = ctx->w;
+	u32 l = w->level & 7, up, down;
+	u64 pte, iova, pob = (u64)&page_offset_base, base;
+
+	if (l < 1 || l > IT_SNAP_MAX_LEVELS) {
+		w->error = IT_SNAP_BAD_LEVELS;
+		return 1;
+	}
+	if (w->idx[l] >= ENTRIES) {
+		if (l >= w->top) {
+			flush_run(w);
+			w->done = 1;
+			return 1;
+		}
+		up = (l + 1) & 7;
+		w->level = up;
+		w->idx[up]++;
+		return 0;
+	}
+	if (bpf_probe_read_kernel(&base, sizeof(base), (void *)pob) ||
+	    bpf_probe_read_kernel(&pte, sizeof(pte),
+				  (void *)(base + w->table[l] + (u64)w->idx[l] * sizeof(pte)))) {
+		w->error = IT_SNAP_READ_FAILED;
+		return 1;
+	}
+	w->entries++;
+	iova = w->base[l] + ((u64)w->idx[l] << (12 + 9 * (l - 1)));
+	if (!(pte & PTE_PRESENT)) {
+		w->idx[l]++;
+		return 0;
+	}
+	if (l == 1 || (pte & PTE_LARGE)) {
+		add_leaf(w, iova, pte & PTE_ADDR_MASK, l, (u32)(pte & 3));
+		w->idx[l]++;
+		return 0;
+	}
+	down = (l - 1) & 7;
+	w->tables++;
+	w->level = down;
+	w->table[down] = pte & PTE_ADDR_MASK;
+	w->base[down] = iova;
+	w->idx[down] = 0;
+	return 0;
+}
+
+/* A new walk: what the group's domain is, and for a VT-d paging domain, its table's root */
+static int start(struct it_snap_walk *w, struct iommu_group *group)
+{
+	struct iommu_domain *domain = BPF_CORE_READ(group, domain);
+	struct dmar_domain *dmar;
+	u64 pgd, base, pob = (u64)&page_offset_base;
+	u32 zero = 0, type, top;
+	u64 *seq = bpf_map_lookup_elem(&map_seq, &zero);
+	int agaw;
+
+	__builtin_memset(&w->domain, 0,
+			 sizeof(*w) - __builtin_offsetof(struct it_snap_walk, domain));
+	w->group = (u64)group;
+	w->map_seq_start = seq ? *seq : 0;
+	if (!domain) {
+		w->kind = IT_SNAP_NO_DOMAIN;
+		w->done = 1;
+		return 0;
+	}
+	type = BPF_CORE_READ(domain, type);
+	w->domain = (u64)domain;
+	w->domain_type = type;
+	w->pgsize_bitmap = BPF_CORE_READ(domain, pgsize_bitmap);
+	if (type & DOMAIN_PT) {
+		w->kind = IT_SNAP_IDENTITY;
+		w->done = 1;
+		return 0;
+	}
+	if (!(type & DOMAIN_PAGING)) {
+		w->kind = IT_SNAP_BLOCKED;
+		w->done = 1;
+		return 0;
+	}
+	if (!vtd_tables || !bpf_core_field_exists(struct dmar_domain, pgd) || !pob) {
+		w->kind = IT_SNAP_UNREADABLE;
+		w->done = 1;
+		return 0;
+	}
+	dmar = (void *)domain - bpf_core_field_offset(struct dmar_domain, domain);
+	pgd = (u64)BPF_CORE_READ(dmar, pgd);
+	agaw = BPF_CORE_READ(dmar, agaw);
+	if (bpf_probe_read_kernel(&base, sizeof(base), (void *)pob) || !pgd || pgd < base) {
+		w->error = IT_SNAP_READ_FAILED;
+		return 0;
+	}
+	top = (u32)agaw + 2; /* agaw 1: 3 levels, 39 bits; 2: 4 levels, 48 bits; 3: 5 levels */
+	if (agaw < 1 || top > IT_SNAP_MAX_LEVELS) {
+		w->error = IT_SNAP_BAD_LEVELS;
+		return 0;
+	}
+	w->kind = IT_SNAP_TRANSLATED;
+	w->top = top;
+	w->level = top;
+	w->table[top & 7] = pgd - base;
+	return 0;
+}
+
+SEC("kprobe/iommu_group_show_type")
+int BPF_KPROBE(snap_show_type, struct iommu_group *group)
+{
+	u32 zero = 0;
+	struct it_snap_walk *w;
+
+	if (bpf_get_current_pid_tgid() >> 32 != target_tgid)
+		return 0;
+	w = bpf_map_lookup_elem(&walk, &zero);
+	if (!w)
+		return 0;
+	if (w->command == IT_SNAP_START) {
+		w->command = IT_SNAP_CONTINUE;
+		start(w, group);
+	} else if (w->command != IT_SNAP_CONTINUE || w->done || w->error) {
+		return 0;
+	} else if ((u64)BPF_CORE_READ(group, domain) != w->domain) {
+		w->error = IT_SNAP_DOMAIN_CHANGED;
+		return 0;
+	}
+	if (!w->done && !w->error) {
+		struct loop_ctx ctx = { .w = w };
+
+		bpf_loop(w->budget, step, &ctx, 0);
+	}
+	return 0;
+}

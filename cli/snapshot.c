@@ -32,9 +32,9 @@ static void usage(FILE *f)
 "current domain and, for a translated one, every leaf of its translation table (IOVA, physical\n"
 "address, page size, level, permissions), read-only, by an eBPF program that walks the table\n"
 "through the kernel's direct map. Leaves of one size, contiguous in IOVA and physical address,\n"
-"are stored as one run. Identity (passthrough) and blocked domains are stored as such. A table\n"
-"that maps or unmaps changed during the read is read again (three tries); one still changing is\n"
-"stored marked inconsistent.\n"
+"are stored as one run. Identity (passthrough) and blocked domains are stored as such. A read\n"
+"during which the kernel mapped or unmapped (in any domain: it cannot tell which) is done again,\n"
+"three tries; one never quiet is stored marked inconsistent.\n"
 "\n"
 "Reads Intel VT-d tables as the kernel's intel-iommu driver keeps them (Linux 5.17 to 6.18); a\n"
 "domain in another format (AMD-Vi, or the generic page table of later kernels) is stored as\n"
@@ -159,7 +159,7 @@ static void print_group(int group_id, const struct snapshot_domain *d)
 		printf(")");
 	}
 	if (!d->consistent)
-		printf("; read while maps or unmaps changed it (%u tries): inconsistent",
+		printf("; maps or unmaps ran during each of %u reads: may be inconsistent",
 		       d->attempts);
 	printf("\n");
 }

@@ -13,11 +13,11 @@
 #include "common/db.h"
 #include "common/schema.h"
 #include "tracer/snapshot_store.h"
+#include "tests/sql_rows.h"
 
 struct fixture {
 	sqlite3 *db;
 	int64_t sid;
-	char rows[4096];
 };
 
 static int setup(void **state)
@@ -44,28 +44,6 @@ static int teardown(void **state)
 	sqlite3_close(f->db);
 	free(f);
 	return 0;
-}
-
-/* Every row of the query, columns joined by '|', rows ended by ';'; NULL as "NULL". */
-static const char *rows(struct fixture *f, const char *sql)
-{
-	sqlite3_stmt *st = NULL;
-	size_t used = 0;
-
-	f->rows[0] = '\0';
-	assert_int_equal(sqlite3_prepare_v2(f->db, sql, -1, &st, NULL), SQLITE_OK);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		for (int c = 0; c < sqlite3_column_count(st); c++) {
-			const char *text = (const char *)sqlite3_column_text(st, c);
-
-			used += (size_t)snprintf(f->rows + used, sizeof(f->rows) - used, "%s%s",
-						 c ? "|" : "", text ? text : "NULL");
-		}
-		used += (size_t)snprintf(f->rows + used, sizeof(f->rows) - used, ";");
-		assert_true(used < sizeof(f->rows));
-	}
-	sqlite3_finalize(st);
-	return f->rows;
 }
 
 /* The study's window (512 pages of 2 MiB) and a 4 KiB read-only page, in a domain whose kernel
@@ -101,19 +79,20 @@ static void stores_a_translated_domain_once(void **state)
 
 	assert_int_equal(snapshot_store_group(f->db, f->sid, 2, &d, "vtd"), 0);
 	assert_int_equal(snapshot_store_group(f->db, f->sid, 7, &d, "vtd"), 0);
-	assert_string_equal(rows(f, "SELECT printf('0x%x', domain_ptr), kind, domain_type, "
-				    "pgsize_bitmap, format, levels, entries_read, leaves, runs, "
-				    "consistent, attempts FROM snapshot_domains"),
+	assert_string_equal(sql_rows(f->db,
+				     "SELECT printf('0x%x', domain_ptr), kind, domain_type, "
+				     "pgsize_bitmap, format, levels, entries_read, leaves, runs, "
+				     "consistent, attempts FROM snapshot_domains"),
 			    "0xff2a64fa02a1c890|translated|1|1075843072|vtd|3|2048|513|2|1|1;");
-	assert_string_equal(rows(f, "SELECT group_id, printf('0x%x', domain_ptr) FROM "
-				    "snapshot_groups ORDER BY group_id"),
+	assert_string_equal(sql_rows(f->db, "SELECT group_id, printf('0x%x', domain_ptr) FROM "
+					    "snapshot_groups ORDER BY group_id"),
 			    "2|0xff2a64fa02a1c890;7|0xff2a64fa02a1c890;");
-	assert_string_equal(rows(f,
-				 "SELECT printf('0x%x', iova), printf('0x%x', phys), "
-				 "pgsize_bytes, count, level, perms FROM snapshot_runs ORDER BY iova"),
+	assert_string_equal(sql_rows(f->db,
+				     "SELECT printf('0x%x', iova), printf('0x%x', phys), "
+				     "pgsize_bytes, count, level, perms FROM snapshot_runs ORDER BY iova"),
 			    "0x40000000|0x18f600000|2097152|512|2|rw;0xfffff000|0x1234000|4096|1|1|r;");
-	assert_string_equal(rows(f, "SELECT pgsize_bytes, pages, bytes, runs FROM "
-				    "snapshot_pages_view ORDER BY pgsize_bytes"),
+	assert_string_equal(sql_rows(f->db, "SELECT pgsize_bytes, pages, bytes, runs FROM "
+					    "snapshot_pages_view ORDER BY pgsize_bytes"),
 			    "4096|1|4096|1;2097152|512|1073741824|1;");
 }
 
@@ -137,12 +116,14 @@ static void domains_without_a_table(void **state)
 	assert_int_equal(snapshot_store_group(f->db, f->sid, 1, &identity, "vtd"), 0);
 	assert_int_equal(snapshot_store_group(f->db, f->sid, 2, &unreadable, "vtd"), 0);
 	assert_int_equal(snapshot_store_group(f->db, f->sid, 3, &none, "vtd"), 0);
-	assert_string_equal(rows(f, "SELECT domain_ptr, kind, domain_type, format, levels, leaves, "
-				    "runs FROM snapshot_domains ORDER BY domain_ptr"),
+	assert_string_equal(sql_rows(f->db,
+				     "SELECT domain_ptr, kind, domain_type, format, levels, leaves, "
+				     "runs FROM snapshot_domains ORDER BY domain_ptr"),
 			    "4096|identity|4|NULL|NULL|0|0;8192|unreadable|3|NULL|NULL|0|0;");
-	assert_string_equal(rows(f, "SELECT group_id, domain_ptr FROM snapshot_groups ORDER BY 1"),
+	assert_string_equal(sql_rows(f->db,
+				     "SELECT group_id, domain_ptr FROM snapshot_groups ORDER BY 1"),
 			    "1|4096;2|8192;3|NULL;");
-	assert_string_equal(rows(f, "SELECT count(*) FROM snapshot_runs"), "0;");
+	assert_string_equal(sql_rows(f->db, "SELECT count(*) FROM snapshot_runs"), "0;");
 }
 
 /* A store that fails (the tables gone) says so and returns -1 */

@@ -298,8 +298,9 @@ static void snapshot_groups_notes(struct render *r, sqlite3 *db, int64_t sid)
 			    "not read (AMD-Vi, or VT-d's generic page table); its leaves are unknown");
 	if (rows_where(r, db, "consistent = 0") > 0)
 		render_note(r,
-			    "consistent 0: maps or unmaps (in some domain) ran during each read of "
-			    "that table; its leaves may mix its state before and after them");
+			    "consistent 0: maps or unmaps ran during each read of that table (in it, "
+			    "or in some domain where snapshot_domains.changes_seen_in is 'any'); its "
+			    "leaves may mix its state before and after them");
 }
 
 static const struct section sections[REPORT_SECTIONS] = {

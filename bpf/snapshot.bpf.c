@@ -54,8 +54,10 @@ struct {
 	__uint(max_entries, 4 << 20);
 } runs SEC(".maps");
 
-/* iommu:map and iommu:unmap seen while the snapshot program is loaded: a walk whose count moved
- * read a table that changed under it */
+/* Maps and unmaps seen while the snapshot program is loaded: a walk whose count moved read a
+ * table that may have changed under it. Counted in the walked domain by the VT-d driver's
+ * map_pages/unmap_pages, where user space could attach them, else in any domain by the
+ * iommu:map and iommu:unmap tracepoints. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
@@ -70,6 +72,30 @@ static __always_inline void count_map_call(void)
 
 	if (seq)
 		__sync_fetch_and_add(seq, 1);
+}
+
+/* a driver call in the domain being walked */
+static __always_inline void count_driver_call(void *domain)
+{
+	__u32 zero = 0;
+	struct it_snap_walk *w = bpf_map_lookup_elem(&walk, &zero);
+
+	if (w && w->domain && (u64)domain == w->domain)
+		count_map_call();
+}
+
+SEC("kprobe/intel_iommu_map_pages")
+int BPF_KPROBE(snap_driver_map, void *domain)
+{
+	count_driver_call(domain);
+	return 0;
+}
+
+SEC("kprobe/intel_iommu_unmap_pages")
+int BPF_KPROBE(snap_driver_unmap, void *domain)
+{
+	count_driver_call(domain);
+	return 0;
 }
 
 SEC("raw_tp/map")

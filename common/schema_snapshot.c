@@ -18,6 +18,7 @@ static const char snapshot_sql[] =
 "  leaves INTEGER NOT NULL DEFAULT 0,"
 "  runs INTEGER NOT NULL DEFAULT 0,"
 "  consistent INTEGER NOT NULL,"		/* 0: maps or unmaps ran during every read */
+"  changes_seen_in TEXT,"			/* domain | any: where those were counted */
 "  attempts INTEGER NOT NULL,"
 "  PRIMARY KEY (session_id, domain_ptr));"
 /* Each IOMMU group read and the domain it had (NULL: none); its devices are in devices. */

@@ -21,6 +21,10 @@
 struct snapshot_reader {
 	struct snapshot_bpf *skel;
 	struct ring_buffer *rb;
+	/* what counts the changes a read is redone for: the walked domain's driver calls, or the
+	 * tracepoints, which do not name a domain */
+	struct bpf_link *changes[2];
+	bool changes_by_domain;
 	/* the attempt's runs so far */
 	struct it_snap_run *runs;
 	size_t nruns, cap;
@@ -79,6 +83,36 @@ const char *snapshot_kind_name(enum it_snap_domain_kind kind)
 	return "none";
 }
 
+/* The VT-d driver's map_pages and unmap_pages, which name the domain, where the walk reads VT-d
+ * tables and the kernel has them; else the iommu:map and iommu:unmap tracepoints. 0 or -1 said */
+static int attach_change_counters(struct snapshot_reader *r, bool vtd)
+{
+	struct bpf_program *driver[2] = { r->skel->progs.snap_driver_map,
+					  r->skel->progs.snap_driver_unmap };
+	struct bpf_program *tracepoint[2] = { r->skel->progs.snap_map, r->skel->progs.snap_unmap };
+
+	for (int by_domain = vtd; by_domain >= 0; by_domain--) {
+		struct bpf_program **progs = by_domain ? driver : tracepoint;
+
+		r->changes[0] = bpf_program__attach(progs[0]);
+		r->changes[1] = r->changes[0] ? bpf_program__attach(progs[1]) : NULL;
+		if (r->changes[0] && r->changes[1]) {
+			r->changes_by_domain = by_domain;
+			log_debug("snapshot: a read is redone for maps and unmaps %s",
+				  by_domain ?
+					  "in its domain (the VT-d driver's map_pages, unmap_pages)" :
+					  "in any domain (iommu:map, iommu:unmap)");
+			return 0;
+		}
+		bpf_link__destroy(r->changes[0]);
+		r->changes[0] = NULL;
+	}
+	log_error("snapshot: cannot attach to the iommu:map and iommu:unmap tracepoints (%s), "
+		  "without which a table changing while read would go unnoticed",
+		  strerror(errno));
+	return -1;
+}
+
 struct snapshot_reader *snapshot_reader_open(bool vtd)
 {
 	struct snapshot_reader *r = calloc(1, sizeof(*r));
@@ -96,6 +130,10 @@ struct snapshot_reader *snapshot_reader_open(bool vtd)
 	}
 	r->skel->rodata->target_tgid = (__u32)getpid();
 	r->skel->rodata->vtd_tables = vtd;
+	bpf_program__set_autoattach(r->skel->progs.snap_driver_map, false);
+	bpf_program__set_autoattach(r->skel->progs.snap_driver_unmap, false);
+	bpf_program__set_autoattach(r->skel->progs.snap_map, false);
+	bpf_program__set_autoattach(r->skel->progs.snap_unmap, false);
 	err = snapshot_bpf__load(r->skel);
 	if (err) {
 		log_error("snapshot: the kernel refused its BPF programs (%s): it needs BTF "
@@ -110,6 +148,8 @@ struct snapshot_reader *snapshot_reader_open(bool vtd)
 			  strerror(-err));
 		goto fail;
 	}
+	if (attach_change_counters(r, vtd))
+		goto fail;
 	r->rb = ring_buffer__new(bpf_map__fd(r->skel->maps.runs), on_run, r, NULL);
 	if (!r->rb) {
 		log_error("snapshot: cannot read its ring buffer: %s", strerror(errno));
@@ -125,6 +165,8 @@ void snapshot_reader_close(struct snapshot_reader *r)
 {
 	if (!r)
 		return;
+	bpf_link__destroy(r->changes[0]);
+	bpf_link__destroy(r->changes[1]);
 	ring_buffer__free(r->rb);
 	snapshot_bpf__destroy(r->skel);
 	free(r->runs);
@@ -251,6 +293,7 @@ int snapshot_reader_read(struct snapshot_reader *r, const char *root, int group_
 		if (attempt(r, fd, path, group_id, &w))
 			goto out;
 		d->consistent = map_seq(r) == w.map_seq_start;
+		d->changes_by_domain = r->changes_by_domain;
 		if (d->consistent)
 			break;
 		log_debug("snapshot: group %d: maps or unmaps ran during the read (attempt %u)",

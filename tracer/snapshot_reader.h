@@ -22,9 +22,12 @@ struct snapshot_domain {
 	uint64_t entries, leaves, tables;
 	struct it_snap_run *runs; /* leaves as runs, in IOVA order; the caller frees */
 	size_t nruns;
-	/* false: iommu:map or iommu:unmap ran during every attempt, so the table may have changed
-	 * while it was read; the runs are those of the last attempt */
+	/* false: maps or unmaps ran during every attempt, so the table may have changed while it
+	 * was read; the runs are those of the last attempt */
 	bool consistent;
+	/* the maps and unmaps counted were the domain's own (the VT-d driver's calls); false: any
+	 * domain's (the iommu:* tracepoints), so an inconsistent read may be a quiet one */
+	bool changes_by_domain;
 	unsigned attempts;
 };
 

@@ -50,7 +50,8 @@ static int store_domain(sqlite3 *db, int64_t session_id, const struct snapshot_d
 		itdb_prepare(db,
 			     "INSERT INTO snapshot_domains (session_id, domain_ptr, kind, domain_type, "
 			     "pgsize_bitmap, format, levels, entries_read, leaves, runs, consistent, "
-			     "attempts) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
+			     "changes_seen_in, attempts) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+			     "?10, ?11, ?12, ?13)");
 	bool table = d->kind == IT_SNAP_TRANSLATED;
 
 	if (!st)
@@ -68,7 +69,9 @@ static int store_domain(sqlite3 *db, int64_t session_id, const struct snapshot_d
 	sqlite3_bind_int64(st, 9, (sqlite3_int64)d->leaves);
 	sqlite3_bind_int64(st, 10, (sqlite3_int64)d->nruns);
 	sqlite3_bind_int(st, 11, d->consistent);
-	sqlite3_bind_int(st, 12, (int)d->attempts);
+	if (table)
+		itdb_bind_text(st, 12, d->changes_by_domain ? "domain" : "any");
+	sqlite3_bind_int(st, 13, (int)d->attempts);
 	return step_once(st, "store a snapshot's domain");
 }
 

@@ -75,6 +75,7 @@ static void stores_a_translated_domain_once(void **state)
 				     .runs = runs,
 				     .nruns = 2,
 				     .consistent = true,
+				     .changes_by_domain = true,
 				     .attempts = 1 };
 
 	assert_int_equal(snapshot_store_group(f->db, f->sid, 2, &d, "vtd"), 0);
@@ -82,8 +83,8 @@ static void stores_a_translated_domain_once(void **state)
 	assert_string_equal(sql_rows(f->db,
 				     "SELECT printf('0x%x', domain_ptr), kind, domain_type, "
 				     "pgsize_bitmap, format, levels, entries_read, leaves, runs, "
-				     "consistent, attempts FROM snapshot_domains"),
-			    "0xff2a64fa02a1c890|translated|1|1075843072|vtd|3|2048|513|2|1|1;");
+				     "consistent, changes_seen_in, attempts FROM snapshot_domains"),
+			    "0xff2a64fa02a1c890|translated|1|1075843072|vtd|3|2048|513|2|1|domain|1;");
 	assert_string_equal(sql_rows(f->db, "SELECT group_id, printf('0x%x', domain_ptr) FROM "
 					    "snapshot_groups ORDER BY group_id"),
 			    "2|0xff2a64fa02a1c890;7|0xff2a64fa02a1c890;");
@@ -118,8 +119,8 @@ static void domains_without_a_table(void **state)
 	assert_int_equal(snapshot_store_group(f->db, f->sid, 3, &none, "vtd"), 0);
 	assert_string_equal(sql_rows(f->db,
 				     "SELECT domain_ptr, kind, domain_type, format, levels, leaves, "
-				     "runs FROM snapshot_domains ORDER BY domain_ptr"),
-			    "4096|identity|4|NULL|NULL|0|0;8192|unreadable|3|NULL|NULL|0|0;");
+				     "runs, changes_seen_in FROM snapshot_domains ORDER BY domain_ptr"),
+			    "4096|identity|4|NULL|NULL|0|0|NULL;8192|unreadable|3|NULL|NULL|0|0|NULL;");
 	assert_string_equal(sql_rows(f->db,
 				     "SELECT group_id, domain_ptr FROM snapshot_groups ORDER BY 1"),
 			    "1|4096;2|8192;3|NULL;");

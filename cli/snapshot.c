@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "common/db.h"
 #include "common/exit_codes.h"
 #include "common/human_size.h"
@@ -177,11 +178,11 @@ static int take(const struct snapshot_opts *o, const struct inventory *inv, cons
 {
 	struct snapshot_reader *r = NULL;
 	sqlite3 *db = NULL;
-	int64_t sid;
+	int64_t sid = -1;
 	int ret = IT_EXIT_FAILURE;
 	unsigned unreadable = 0;
 	char err[512];
-	bool intel = has_intel_iommu(inv);
+	bool intel = has_intel_iommu(inv), existed = !access(o->db_path, F_OK) && o->append;
 
 	r = snapshot_reader_open(intel);
 	if (!r)
@@ -227,10 +228,25 @@ static int take(const struct snapshot_opts *o, const struct inventory *inv, cons
 		goto out;
 	ret = IT_EXIT_OK;
 out:
-	if (ret != IT_EXIT_OK && db)
+	/* a failed snapshot leaves nothing: its rows rolled back, its session row (committed at
+	 * its start) deleted, and a file it made removed */
+	if (ret != IT_EXIT_OK && db) {
 		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+		if (sid >= 0) {
+			sqlite3_stmt *st =
+				itdb_prepare(db, "DELETE FROM sessions WHERE session_id = ?1");
+
+			if (st) {
+				sqlite3_bind_int64(st, 1, sid);
+				itdb_step_done(st, "remove the failed snapshot's session");
+				sqlite3_finalize(st);
+			}
+		}
+	}
 	if (itdb_close(db))
 		ret = IT_EXIT_FAILURE;
+	if (ret != IT_EXIT_OK && db && !existed && itdb_remove(o->db_path, err, sizeof(err)))
+		log_warn("%s", err);
 	snapshot_reader_close(r);
 	return ret;
 }

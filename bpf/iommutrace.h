@@ -248,6 +248,13 @@ enum it_snap_error {
 	IT_SNAP_BAD_LEVELS, /* the domain's address width gives no level count the walker knows */
 };
 
+/* The table format a walk read */
+enum it_snap_format {
+	IT_SNAP_FORMAT_VTD =
+		1, /* struct dmar_domain pgd and agaw (the legacy intel-iommu driver) */
+	IT_SNAP_FORMAT_VTD_PT, /* the generic page table's vtdss (or x86_64) in struct dmar_domain */
+};
+
 /* What the walk is asked to do, set by user space before each slice */
 enum it_snap_command { IT_SNAP_START = 1, IT_SNAP_CONTINUE };
 
@@ -266,6 +273,7 @@ struct it_snap_walk {
 	__u64 domain, group; /* kernel pointers: identities only */
 	__u64 map_seq_start; /* iommu:map/unmap seen before the walk began */
 	__u32 kind; /* enum it_snap_domain_kind */
+	__u32 format; /* enum it_snap_format, when translated */
 	__u32 domain_type; /* iommu_domain.type */
 	__u64 pgsize_bitmap;
 	__u32 top, done, error; /* top: the level count; error: enum it_snap_error */

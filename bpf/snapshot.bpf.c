@@ -4,9 +4,10 @@
  * process only, walks that group's current domain a slice of `budget` entries at a time and puts
  * its leaves into the ring buffer as runs (bpf/iommutrace.h: struct it_snap_run). Table pages are
  * read through the kernel's direct map (page_offset_base + physical address) with
- * bpf_probe_read_kernel; nothing is written to kernel memory. Intel VT-d tables as the legacy
- * driver keeps them (struct dmar_domain's pgd and agaw, up to 6.18); the same entry layout serves
- * second-stage and first-stage tables (present or read bit 0, write bit 1, page size bit 7). */
+ * bpf_probe_read_kernel; nothing is written to kernel memory. Intel VT-d tables, as the legacy
+ * driver keeps them (struct dmar_domain's pgd and agaw, up to 6.18) and as the generic page
+ * table does (6.19 on); the same entry layout serves second-stage and first-stage tables
+ * (present or read bit 0, write bit 1, page size bit 7). */
 #include "bpf/kernel_types.bpf.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
@@ -26,7 +27,27 @@ struct dmar_domain {
 	int agaw;
 	struct iommu_domain domain;
 };
+
+/* The generic page table (include/linux/generic_pt): top_of_table is the top table's kernel
+ * address with its level (0: the 4 KiB leaves' table) in the low bits */
+struct pt_common {
+	unsigned long top_of_table;
+};
+struct pt_vtdss {
+	struct pt_common common;
+};
+struct pt_iommu_vtdss {
+	struct pt_vtdss vtdss_pt;
+};
+/* the VT-d domain of 6.19 on: a union of the iommu_domain and the tables' structs, whose
+ * second-stage and first-stage (pt_iommu_x86_64) tables sit at one offset */
+struct dmar_domain___pt {
+	struct iommu_domain domain;
+	struct pt_iommu_vtdss sspt;
+};
 #pragma clang attribute pop
+
+#define PT_TOP_LEVEL_MASK 7ull
 
 /* the direct map's base: a table entry's physical address plus it is the table's kernel address */
 extern const void page_offset_base __ksym __weak;
@@ -237,26 +258,43 @@ static int start(struct it_snap_walk *w, struct iommu_group *group)
 		w->done = 1;
 		return 0;
 	}
-	if (!vtd_tables || !bpf_core_field_exists(struct dmar_domain, pgd) || !pob) {
+	if (!vtd_tables || !pob || bpf_probe_read_kernel(&base, sizeof(base), (void *)pob)) {
 		w->kind = IT_SNAP_UNREADABLE;
 		w->done = 1;
 		return 0;
 	}
-	dmar = (void *)domain - bpf_core_field_offset(struct dmar_domain, domain);
-	pgd = (u64)BPF_CORE_READ(dmar, pgd);
-	agaw = BPF_CORE_READ(dmar, agaw);
-	if (bpf_probe_read_kernel(&base, sizeof(base), (void *)pob) || !pgd || pgd < base) {
+	if (bpf_core_field_exists(struct dmar_domain, pgd)) {
+		dmar = (void *)domain - bpf_core_field_offset(struct dmar_domain, domain);
+		pgd = (u64)BPF_CORE_READ(dmar, pgd);
+		agaw = BPF_CORE_READ(dmar, agaw);
+		/* agaw 1: 3 levels, 39 bits; 2: 4 levels, 48 bits; 3: 5 levels */
+		top = agaw < 1 ? 0 : (u32)agaw + 2;
+		w->format = IT_SNAP_FORMAT_VTD;
+	} else if (bpf_core_field_exists(struct dmar_domain___pt, sspt)) {
+		struct dmar_domain___pt *pt =
+			(void *)domain - bpf_core_field_offset(struct dmar_domain___pt, domain);
+		u64 tot = BPF_CORE_READ(pt, sspt.vtdss_pt.common.top_of_table);
+
+		pgd = tot & ~PT_TOP_LEVEL_MASK;
+		top = (u32)(tot & PT_TOP_LEVEL_MASK) + 1;
+		w->format = IT_SNAP_FORMAT_VTD_PT;
+	} else {
+		w->kind = IT_SNAP_UNREADABLE;
+		w->done = 1;
+		return 0;
+	}
+	if (!pgd || pgd < base) {
 		w->error = IT_SNAP_READ_FAILED;
 		return 0;
 	}
-	top = (u32)agaw + 2; /* agaw 1: 3 levels, 39 bits; 2: 4 levels, 48 bits; 3: 5 levels */
-	if (agaw < 1 || top > IT_SNAP_MAX_LEVELS) {
+	if (top < 2 || top > IT_SNAP_MAX_LEVELS) {
 		w->error = IT_SNAP_BAD_LEVELS;
 		return 0;
 	}
 	w->kind = IT_SNAP_TRANSLATED;
 	w->top = top;
 	w->level = top;
+	barrier_var(top); /* keeps the mask, which 6.1's verifier needs to bound the index */
 	w->table[top & 7] = pgd - base;
 	return 0;
 }

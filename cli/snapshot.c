@@ -37,8 +37,8 @@ static void usage(FILE *f)
 "during which the kernel mapped or unmapped in the domain (in any domain where the driver's\n"
 "calls cannot be probed) is done again, three tries; one never quiet is stored inconsistent.\n"
 "\n"
-"Reads Intel VT-d tables as the kernel's intel-iommu driver keeps them (Linux 5.17 to 6.18); a\n"
-"domain in another format (AMD-Vi, or the generic page table of later kernels) is stored as\n"
+"Reads Intel VT-d tables as the kernel's intel-iommu driver keeps them (Linux 5.17 to 6.18) and\n"
+"as its generic page table does (6.19 on); a domain in another format (AMD-Vi) is stored as\n"
 "'unreadable'.\n"
 "\n"
 "  -o, --output FILE.db  the database (a new file unless --append)\n"
@@ -210,7 +210,7 @@ static int take(const struct snapshot_opts *o, const struct inventory *inv, cons
 			goto out;
 		print_group(groups[i], &d);
 		unreadable += d.kind == IT_SNAP_UNREADABLE;
-		ret = snapshot_store_group(db, sid, groups[i], &d, "vtd");
+		ret = snapshot_store_group(db, sid, groups[i], &d);
 		free(d.runs);
 		if (ret)
 			goto out;
@@ -220,8 +220,8 @@ static int take(const struct snapshot_opts *o, const struct inventory *inv, cons
 		log_warn("%u %s in a format snapshot does not read (%s); stored as unreadable, "
 			 "without leaves",
 			 unreadable, unreadable == 1 ? "group's domain is" : "groups' domains are",
-			 intel ? "this kernel's VT-d tables are not the intel-iommu driver's legacy "
-				 "ones: the generic page table, or no struct dmar_domain pgd in its BTF" :
+			 intel ? "its BTF shows neither the intel-iommu driver's legacy tables nor "
+				 "the generic page table's" :
 				 "the walker reads Intel VT-d tables only");
 	if (itdb_exec(db, "COMMIT", "commit the snapshot") ||
 	    itdb_session_end(db, sid, &(struct itdb_session_end){ .end_reason = "end-of-input" }))

@@ -113,6 +113,11 @@ static int attach_change_counters(struct snapshot_reader *r, bool vtd)
 	return -1;
 }
 
+const char *snapshot_format_name(enum it_snap_format format)
+{
+	return format == IT_SNAP_FORMAT_VTD_PT ? "vtd-pt" : "vtd";
+}
+
 struct snapshot_reader *snapshot_reader_open(bool vtd)
 {
 	struct snapshot_reader *r = calloc(1, sizeof(*r));
@@ -301,6 +306,7 @@ int snapshot_reader_read(struct snapshot_reader *r, const char *root, int group_
 	}
 	d->domain = w.domain;
 	d->kind = w.kind;
+	d->format = w.format;
 	d->domain_type = w.domain_type;
 	d->pgsize_bitmap = w.pgsize_bitmap;
 	d->levels = w.top;

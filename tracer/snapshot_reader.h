@@ -16,6 +16,7 @@ struct snapshot_reader;
 struct snapshot_domain {
 	uint64_t domain; /* the kernel's pointer, an identity only; 0: no domain */
 	enum it_snap_domain_kind kind;
+	enum it_snap_format format; /* of a translated domain's table */
 	uint32_t domain_type; /* iommu_domain.type */
 	uint64_t pgsize_bitmap;
 	unsigned levels; /* of the table read */
@@ -55,5 +56,7 @@ void snapshot_reader_close(struct snapshot_reader *r);
 
 /* "translated", "identity", "blocked", "unreadable", "none" */
 const char *snapshot_kind_name(enum it_snap_domain_kind kind);
+/* "vtd" (the legacy intel-iommu tables), "vtd-pt" (the generic page table's) */
+const char *snapshot_format_name(enum it_snap_format format);
 
 #endif

@@ -43,8 +43,7 @@ static int stored(sqlite3 *db, int64_t session_id, uint64_t domain)
 	return itdb_finalize_read(st, rc, "find a snapshot's domain");
 }
 
-static int store_domain(sqlite3 *db, int64_t session_id, const struct snapshot_domain *d,
-			const char *format)
+static int store_domain(sqlite3 *db, int64_t session_id, const struct snapshot_domain *d)
 {
 	sqlite3_stmt *st =
 		itdb_prepare(db,
@@ -62,7 +61,7 @@ static int store_domain(sqlite3 *db, int64_t session_id, const struct snapshot_d
 	sqlite3_bind_int64(st, 4, d->domain_type);
 	sqlite3_bind_int64(st, 5, (sqlite3_int64)d->pgsize_bitmap);
 	if (table) {
-		itdb_bind_text(st, 6, format);
+		itdb_bind_text(st, 6, snapshot_format_name(d->format));
 		sqlite3_bind_int64(st, 7, d->levels);
 	}
 	sqlite3_bind_int64(st, 8, (sqlite3_int64)d->entries);
@@ -107,15 +106,15 @@ static int store_runs(sqlite3 *db, int64_t session_id, const struct snapshot_dom
 }
 
 int snapshot_store_group(sqlite3 *db, int64_t session_id, int group_id,
-			 const struct snapshot_domain *d, const char *format)
+			 const struct snapshot_domain *d)
 {
 	sqlite3_stmt *st;
 	int seen = 0;
 
 	if (d->domain) {
 		seen = stored(db, session_id, d->domain);
-		if (seen < 0 || (!seen && (store_domain(db, session_id, d, format) ||
-					   store_runs(db, session_id, d))))
+		if (seen < 0 ||
+		    (!seen && (store_domain(db, session_id, d) || store_runs(db, session_id, d))))
 			return -1;
 	}
 	st = itdb_prepare(db, "INSERT INTO snapshot_groups (session_id, group_id, domain_ptr) "

@@ -10,9 +10,8 @@
 /**
  * snapshot_store_group() - Store group @group_id's domain @d under @session_id: the domain and its
  * runs the first time that domain is stored in the session, the group's link to it always.
- * @format: the table format read ("vtd"), stored for a translated domain
  */
 int snapshot_store_group(sqlite3 *db, int64_t session_id, int group_id,
-			 const struct snapshot_domain *d, const char *format);
+			 const struct snapshot_domain *d);
 
 #endif

@@ -67,6 +67,7 @@ static void stores_a_translated_domain_once(void **state)
 	};
 	struct snapshot_domain d = { .domain = 0xff2a64fa02a1c890ull,
 				     .kind = IT_SNAP_TRANSLATED,
+				     .format = IT_SNAP_FORMAT_VTD,
 				     .domain_type = 1,
 				     .pgsize_bitmap = 0x40201000,
 				     .levels = 3,
@@ -78,8 +79,8 @@ static void stores_a_translated_domain_once(void **state)
 				     .changes_by_domain = true,
 				     .attempts = 1 };
 
-	assert_int_equal(snapshot_store_group(f->db, f->sid, 2, &d, "vtd"), 0);
-	assert_int_equal(snapshot_store_group(f->db, f->sid, 7, &d, "vtd"), 0);
+	assert_int_equal(snapshot_store_group(f->db, f->sid, 2, &d), 0);
+	assert_int_equal(snapshot_store_group(f->db, f->sid, 7, &d), 0);
 	assert_string_equal(sql_rows(f->db,
 				     "SELECT printf('0x%x', domain_ptr), kind, domain_type, "
 				     "pgsize_bitmap, format, levels, entries_read, leaves, runs, "
@@ -114,9 +115,9 @@ static void domains_without_a_table(void **state)
 					      .attempts = 1 };
 	struct snapshot_domain none = { .kind = IT_SNAP_NO_DOMAIN, .consistent = true };
 
-	assert_int_equal(snapshot_store_group(f->db, f->sid, 1, &identity, "vtd"), 0);
-	assert_int_equal(snapshot_store_group(f->db, f->sid, 2, &unreadable, "vtd"), 0);
-	assert_int_equal(snapshot_store_group(f->db, f->sid, 3, &none, "vtd"), 0);
+	assert_int_equal(snapshot_store_group(f->db, f->sid, 1, &identity), 0);
+	assert_int_equal(snapshot_store_group(f->db, f->sid, 2, &unreadable), 0);
+	assert_int_equal(snapshot_store_group(f->db, f->sid, 3, &none), 0);
 	assert_string_equal(sql_rows(f->db,
 				     "SELECT domain_ptr, kind, domain_type, format, levels, leaves, "
 				     "runs, changes_seen_in FROM snapshot_domains ORDER BY domain_ptr"),
@@ -134,7 +135,7 @@ static void a_failed_store_fails(void **state)
 	struct snapshot_domain d = { .domain = 0x1000, .kind = IT_SNAP_IDENTITY, .attempts = 1 };
 
 	assert_int_equal(itdb_exec(f->db, "DROP TABLE snapshot_groups", "drop"), 0);
-	assert_int_equal(snapshot_store_group(f->db, f->sid, 1, &d, "vtd"), -1);
+	assert_int_equal(snapshot_store_group(f->db, f->sid, 1, &d), -1);
 }
 
 int main(void)

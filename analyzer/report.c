@@ -294,8 +294,8 @@ static void snapshot_groups_notes(struct render *r, sqlite3 *db, int64_t sid)
 {
 	if (rows_where(r, db, "kind = 'unreadable'") > 0)
 		render_note(r,
-			    "unreadable: a paging domain whose table is in a format snapshot does "
-			    "not read (AMD-Vi, or VT-d's generic page table); its leaves are unknown");
+			    "unreadable: a translating domain whose table snapshot does not read "
+			    "(AMD-Vi, a nested or SVA domain); its leaves are unknown");
 	if (rows_where(r, db, "consistent = 0") > 0)
 		render_note(r,
 			    "consistent 0: maps or unmaps ran during each read of that table (in it, "

@@ -255,6 +255,9 @@ enum it_snap_format {
 	IT_SNAP_FORMAT_VTD_PT, /* the generic page table's vtdss (or x86_64) in struct dmar_domain */
 };
 
+/* The change counters of a walk (map_seq's keys) */
+enum it_snap_seq { IT_SNAP_SEQ_STARTED, IT_SNAP_SEQ_ENDED, IT_SNAP_SEQ_LOST };
+
 /* What the walk is asked to do, set by user space before each slice */
 enum it_snap_command { IT_SNAP_START = 1, IT_SNAP_CONTINUE };
 
@@ -271,7 +274,9 @@ struct it_snap_walk {
 	__u32 budget; /* table entries looked at per slice */
 	/* set by the walk */
 	__u64 domain, group; /* kernel pointers: identities only */
-	__u64 map_seq_start; /* iommu:map/unmap seen before the walk began */
+	__u64 seq_started, seq_ended, seq_lost; /* the change counters when the walk began */
+	__u64 in_flight_at_start; /* driver calls into the domain writing when the walk began */
+	__u64 direct_map; /* page_offset_base: a table's physical address plus it is its address */
 	__u32 kind; /* enum it_snap_domain_kind */
 	__u32 format; /* enum it_snap_format, when translated */
 	__u32 domain_type; /* iommu_domain.type */

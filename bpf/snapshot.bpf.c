@@ -79,57 +79,102 @@ struct {
  * table that may have changed under it. Counted in the walked domain by the VT-d driver's
  * map_pages/unmap_pages, where user space could attach them, else in any domain by the
  * iommu:map and iommu:unmap tracepoints. */
+/* [IT_SNAP_SEQ_STARTED]: driver calls in the walked domain begun; [IT_SNAP_SEQ_ENDED]: those
+ * ended, or, with the tracepoints, maps and unmaps done in any domain; [IT_SNAP_SEQ_LOST]:
+ * driver calls whose thread could not be noted */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, 3);
 	__type(key, __u32);
 	__type(value, __u64);
 } map_seq SEC(".maps");
 
-static __always_inline void count_map_call(void)
+/* the threads inside a driver call, with its domain: for its return, and for a walk that begins
+ * while a call into its domain is writing */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64);
+	__type(value, __u64);
+} in_call SEC(".maps");
+
+static __always_inline void count(__u32 which)
 {
-	__u32 zero = 0;
-	__u64 *seq = bpf_map_lookup_elem(&map_seq, &zero);
+	__u64 *seq = bpf_map_lookup_elem(&map_seq, &which);
 
 	if (seq)
 		__sync_fetch_and_add(seq, 1);
 }
 
-/* a driver call in the domain being walked */
-static __always_inline void count_driver_call(void *domain)
+/* a driver call begins: its thread noted with the domain; counted when it is the one walked */
+static __always_inline void driver_call(void *domain)
 {
 	__u32 zero = 0;
+	__u64 tid = bpf_get_current_pid_tgid(), d = (u64)domain;
 	struct it_snap_walk *w = bpf_map_lookup_elem(&walk, &zero);
 
-	if (w && w->domain && (u64)domain == w->domain)
-		count_map_call();
+	if (bpf_map_update_elem(&in_call, &tid, &d, BPF_ANY)) {
+		count(IT_SNAP_SEQ_LOST); /* its return could not be matched */
+		return;
+	}
+	if (w && w->domain && d == w->domain)
+		count(IT_SNAP_SEQ_STARTED);
+}
+
+/* a driver call returns: counted when into the domain walked */
+static __always_inline void driver_return(void)
+{
+	__u32 zero = 0;
+	__u64 tid = bpf_get_current_pid_tgid(), *d = bpf_map_lookup_elem(&in_call, &tid);
+	struct it_snap_walk *w = bpf_map_lookup_elem(&walk, &zero);
+
+	if (!d)
+		return;
+	if (w && w->domain && *d == w->domain)
+		count(IT_SNAP_SEQ_ENDED);
+	bpf_map_delete_elem(&in_call, &tid);
 }
 
 SEC("kprobe/intel_iommu_map_pages")
 int BPF_KPROBE(snap_driver_map, void *domain)
 {
-	count_driver_call(domain);
+	driver_call(domain);
+	return 0;
+}
+
+SEC("kretprobe/intel_iommu_map_pages")
+int BPF_KRETPROBE(snap_driver_map_ret)
+{
+	driver_return();
 	return 0;
 }
 
 SEC("kprobe/intel_iommu_unmap_pages")
 int BPF_KPROBE(snap_driver_unmap, void *domain)
 {
-	count_driver_call(domain);
+	driver_call(domain);
 	return 0;
 }
 
+SEC("kretprobe/intel_iommu_unmap_pages")
+int BPF_KRETPROBE(snap_driver_unmap_ret)
+{
+	driver_return();
+	return 0;
+}
+
+/* iommu:map and iommu:unmap fire after the change: ended only */
 SEC("raw_tp/map")
 int snap_map(void *ctx)
 {
-	count_map_call();
+	count(IT_SNAP_SEQ_ENDED);
 	return 0;
 }
 
 SEC("raw_tp/unmap")
 int snap_unmap(void *ctx)
 {
-	count_map_call();
+	count(IT_SNAP_SEQ_ENDED);
 	return 0;
 }
 
@@ -182,7 +227,7 @@ static long step(__u32 i, struct loop_ctx *ctx)
 {
 	struct it_snap_walk *w = ctx->w;
 	u32 l = w->level & 7, up, down;
-	u64 pte, iova, pob = (u64)&page_offset_base, base;
+	u64 pte, iova, pgsize;
 
 	if (l < 1 || l > IT_SNAP_MAX_LEVELS) {
 		w->error = IT_SNAP_BAD_LEVELS;
@@ -199,9 +244,9 @@ static long step(__u32 i, struct loop_ctx *ctx)
 		w->idx[up]++;
 		return 0;
 	}
-	if (bpf_probe_read_kernel(&base, sizeof(base), (void *)pob) ||
-	    bpf_probe_read_kernel(&pte, sizeof(pte),
-				  (void *)(base + w->table[l] + (u64)w->idx[l] * sizeof(pte)))) {
+	if (bpf_probe_read_kernel(&pte, sizeof(pte),
+				  (void *)(w->direct_map + w->table[l] +
+					   (u64)w->idx[l] * sizeof(pte)))) {
 		w->error = IT_SNAP_READ_FAILED;
 		return 1;
 	}
@@ -212,7 +257,9 @@ static long step(__u32 i, struct loop_ctx *ctx)
 		return 0;
 	}
 	if (l == 1 || (pte & PTE_LARGE)) {
-		add_leaf(w, iova, pte & PTE_ADDR_MASK, l, (u32)(pte & 3));
+		/* a large leaf's low address bits are flags (first stage: PAT at bit 12) */
+		pgsize = 1ull << (12 + 9 * (l - 1));
+		add_leaf(w, iova, pte & PTE_ADDR_MASK & ~(pgsize - 1), l, (u32)(pte & 3));
 		w->idx[l]++;
 		return 0;
 	}
@@ -225,20 +272,34 @@ static long step(__u32 i, struct loop_ctx *ctx)
 	return 0;
 }
 
+/* bpf_for_each_map_elem over in_call: counts the calls into the walked domain in flight */
+static long in_flight(void *map, __u64 *tid, __u64 *domain, struct loop_ctx *ctx)
+{
+	if (*domain == ctx->w->domain)
+		ctx->w->in_flight_at_start++;
+	return 0;
+}
+
 /* A new walk: what the group's domain is, and for a VT-d paging domain, its table's root */
 static int start(struct it_snap_walk *w, struct iommu_group *group)
 {
 	struct iommu_domain *domain = BPF_CORE_READ(group, domain);
 	struct dmar_domain *dmar;
 	u64 pgd, base, pob = (u64)&page_offset_base;
-	u32 zero = 0, type, top;
-	u64 *seq = bpf_map_lookup_elem(&map_seq, &zero);
+	u32 which = IT_SNAP_SEQ_STARTED, type, top;
+	u64 *started = bpf_map_lookup_elem(&map_seq, &which), *ended, *lost;
 	int agaw;
 
 	__builtin_memset(&w->domain, 0,
 			 sizeof(*w) - __builtin_offsetof(struct it_snap_walk, domain));
 	w->group = (u64)group;
-	w->map_seq_start = seq ? *seq : 0;
+	which = IT_SNAP_SEQ_ENDED;
+	ended = bpf_map_lookup_elem(&map_seq, &which);
+	w->seq_started = started ? *started : 0;
+	w->seq_ended = ended ? *ended : 0;
+	which = IT_SNAP_SEQ_LOST;
+	lost = bpf_map_lookup_elem(&map_seq, &which);
+	w->seq_lost = lost ? *lost : 0;
 	if (!domain) {
 		w->kind = IT_SNAP_NO_DOMAIN;
 		w->done = 1;
@@ -246,6 +307,11 @@ static int start(struct it_snap_walk *w, struct iommu_group *group)
 	}
 	type = BPF_CORE_READ(domain, type);
 	w->domain = (u64)domain;
+	{
+		struct loop_ctx ctx = { .w = w };
+
+		bpf_for_each_map_elem(&in_call, in_flight, &ctx, 0);
+	}
 	w->domain_type = type;
 	w->pgsize_bitmap = BPF_CORE_READ(domain, pgsize_bitmap);
 	if (type & DOMAIN_PT) {
@@ -254,7 +320,9 @@ static int start(struct it_snap_walk *w, struct iommu_group *group)
 		return 0;
 	}
 	if (!(type & DOMAIN_PAGING)) {
-		w->kind = IT_SNAP_BLOCKED;
+		/* no paging: blocked (type 0), or one this walker cannot tell (nested, SVA,
+		 * platform), which translate all the same */
+		w->kind = type ? IT_SNAP_UNREADABLE : IT_SNAP_BLOCKED;
 		w->done = 1;
 		return 0;
 	}
@@ -283,6 +351,7 @@ static int start(struct it_snap_walk *w, struct iommu_group *group)
 		w->done = 1;
 		return 0;
 	}
+	w->direct_map = base;
 	if (!pgd || pgd < base) {
 		w->error = IT_SNAP_READ_FAILED;
 		return 0;

@@ -210,18 +210,18 @@ static int take(const struct snapshot_opts *o, const struct inventory *inv, cons
 			goto out;
 		print_group(groups[i], &d);
 		unreadable += d.kind == IT_SNAP_UNREADABLE;
-		ret = snapshot_store_group(db, sid, groups[i], &d);
-		free(d.runs);
-		if (ret)
+		if (snapshot_store_group(db, sid, groups[i], &d)) {
+			free(d.runs);
 			goto out;
-		ret = IT_EXIT_FAILURE;
+		}
+		free(d.runs);
 	}
 	if (unreadable)
 		log_warn("%u %s in a format snapshot does not read (%s); stored as unreadable, "
 			 "without leaves",
 			 unreadable, unreadable == 1 ? "group's domain is" : "groups' domains are",
-			 intel ? "its BTF shows neither the intel-iommu driver's legacy tables nor "
-				 "the generic page table's" :
+			 intel ? "a domain of another kind (nested, SVA), or a kernel whose BTF shows "
+				 "neither of the VT-d driver's table layouts, or without page_offset_base" :
 				 "the walker reads Intel VT-d tables only");
 	if (itdb_exec(db, "COMMIT", "commit the snapshot") ||
 	    itdb_session_end(db, sid, &(struct itdb_session_end){ .end_reason = "end-of-input" }))

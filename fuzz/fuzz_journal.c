@@ -46,8 +46,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	f = fopen(path, "we");
 	if (!f)
 		return 0;
-	if (fwrite(data, 1, size, f) != size || fclose(f))
+	if (fwrite(data, 1, size, f) != size) {
+		fclose(f);
+		unlink(path);
 		return 0;
+	}
+	if (fclose(f)) {
+		unlink(path);
+		return 0;
+	}
 	if (!binding_journal_read(BDF, &e) &&
 	    (strcmp(e.bdf, BDF) || e.pid <= 0 || strlen(e.boot_id) != BINDING_JOURNAL_BOOT_ID_LEN ||
 	     strchr(e.orig_driver, '\n') || strchr(e.orig_override, '\n') ||

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "common/log.h"
 #include "common/untrusted_text.h"
@@ -122,6 +123,9 @@ enum ready { READY, LET_GO, NOT_READY };
 static enum ready driver_ready(const struct device_binding *b, char *why, size_t whylen)
 {
 	unsigned limit = b->ready_ms ? b->ready_ms : READY_MS_DEFAULT, waited = 0;
+	struct timespec start, now;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
 	char driver[SYSFS_NAME_MAX + 1], state[SYSFS_NAME_MAX + 1];
 
 	if (strcmp(b->orig_driver, "nvme"))
@@ -147,7 +151,9 @@ static enum ready driver_ready(const struct device_binding *b, char *why, size_t
 			return NOT_READY;
 		}
 		usleep(READY_POLL_MS * 1000);
-		waited += READY_POLL_MS;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		waited = (unsigned)((now.tv_sec - start.tv_sec) * 1000 +
+				    (now.tv_nsec - start.tv_nsec) / 1000000);
 	}
 }
 

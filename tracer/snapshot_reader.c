@@ -23,7 +23,7 @@ struct snapshot_reader {
 	struct ring_buffer *rb;
 	/* what counts the changes a read is redone for: the walked domain's driver calls, or the
 	 * tracepoints, which do not name a domain */
-	struct bpf_link *changes[2];
+	struct bpf_link *changes[4];
 	bool changes_by_domain;
 	/* the attempt's runs so far */
 	struct it_snap_run *runs;
@@ -87,16 +87,22 @@ const char *snapshot_kind_name(enum it_snap_domain_kind kind)
  * tables and the kernel has them; else the iommu:map and iommu:unmap tracepoints. 0 or -1 said */
 static int attach_change_counters(struct snapshot_reader *r, bool vtd)
 {
-	struct bpf_program *driver[2] = { r->skel->progs.snap_driver_map,
-					  r->skel->progs.snap_driver_unmap };
-	struct bpf_program *tracepoint[2] = { r->skel->progs.snap_map, r->skel->progs.snap_unmap };
+	struct bpf_program *driver[] = { r->skel->progs.snap_driver_map,
+					 r->skel->progs.snap_driver_map_ret,
+					 r->skel->progs.snap_driver_unmap,
+					 r->skel->progs.snap_driver_unmap_ret };
+	struct bpf_program *tracepoint[] = { r->skel->progs.snap_map, r->skel->progs.snap_unmap };
 
 	for (int by_domain = vtd; by_domain >= 0; by_domain--) {
 		struct bpf_program **progs = by_domain ? driver : tracepoint;
+		size_t n = by_domain ? 4 : 2, i;
 
-		r->changes[0] = bpf_program__attach(progs[0]);
-		r->changes[1] = r->changes[0] ? bpf_program__attach(progs[1]) : NULL;
-		if (r->changes[0] && r->changes[1]) {
+		for (i = 0; i < n; i++) {
+			r->changes[i] = bpf_program__attach(progs[i]);
+			if (!r->changes[i])
+				break;
+		}
+		if (i == n) {
 			r->changes_by_domain = by_domain;
 			log_debug("snapshot: a read is redone for maps and unmaps %s",
 				  by_domain ?
@@ -104,8 +110,10 @@ static int attach_change_counters(struct snapshot_reader *r, bool vtd)
 					  "in any domain (iommu:map, iommu:unmap)");
 			return 0;
 		}
-		bpf_link__destroy(r->changes[0]);
-		r->changes[0] = NULL;
+		for (; i > 0; i--) {
+			bpf_link__destroy(r->changes[i - 1]);
+			r->changes[i - 1] = NULL;
+		}
 	}
 	log_error("snapshot: cannot attach to the iommu:map and iommu:unmap tracepoints (%s), "
 		  "without which a table changing while read would go unnoticed",
@@ -137,6 +145,8 @@ struct snapshot_reader *snapshot_reader_open(bool vtd)
 	r->skel->rodata->vtd_tables = vtd;
 	bpf_program__set_autoattach(r->skel->progs.snap_driver_map, false);
 	bpf_program__set_autoattach(r->skel->progs.snap_driver_unmap, false);
+	bpf_program__set_autoattach(r->skel->progs.snap_driver_map_ret, false);
+	bpf_program__set_autoattach(r->skel->progs.snap_driver_unmap_ret, false);
 	bpf_program__set_autoattach(r->skel->progs.snap_map, false);
 	bpf_program__set_autoattach(r->skel->progs.snap_unmap, false);
 	err = snapshot_bpf__load(r->skel);
@@ -170,8 +180,8 @@ void snapshot_reader_close(struct snapshot_reader *r)
 {
 	if (!r)
 		return;
-	bpf_link__destroy(r->changes[0]);
-	bpf_link__destroy(r->changes[1]);
+	for (int i = 0; i < 4; i++)
+		bpf_link__destroy(r->changes[i]);
 	ring_buffer__free(r->rb);
 	snapshot_bpf__destroy(r->skel);
 	free(r->runs);
@@ -189,13 +199,29 @@ static int get_walk(struct snapshot_reader *r, struct it_snap_walk *w)
 	return 0;
 }
 
-static uint64_t map_seq(struct snapshot_reader *r)
+/* The change counters now */
+static void read_seqs(struct snapshot_reader *r, uint64_t seq[3])
 {
-	__u32 zero = 0;
-	__u64 seq = 0;
+	for (__u32 k = 0; k < 3; k++) {
+		__u64 v = 0;
 
-	bpf_map_lookup_elem(bpf_map__fd(r->skel->maps.map_seq), &zero, &seq);
-	return seq;
+		bpf_map_lookup_elem(bpf_map__fd(r->skel->maps.map_seq), &k, &v);
+		seq[k] = v;
+	}
+}
+
+/* Whether nothing changed the walked table while it was read: counted in its domain, no driver
+ * call into it was writing when the walk began, none began or ended since, and none went
+ * uncounted; counted on the tracepoints, none in any domain. */
+static bool unchanged(struct snapshot_reader *r, const struct it_snap_walk *w)
+{
+	uint64_t now[3];
+
+	read_seqs(r, now);
+	if (!r->changes_by_domain)
+		return now[IT_SNAP_SEQ_ENDED] == w->seq_ended;
+	return !w->in_flight_at_start && now[IT_SNAP_SEQ_STARTED] == w->seq_started &&
+	       now[IT_SNAP_SEQ_ENDED] == w->seq_ended && now[IT_SNAP_SEQ_LOST] == w->seq_lost;
 }
 
 /* One read of the type file: the walk's next slice */
@@ -225,7 +251,8 @@ static const char *walk_error(enum it_snap_error e)
 	return "no error";
 }
 
-/* One attempt: the whole walk, slice after slice; *w holds its end state */
+/* One attempt: the whole walk, slice after slice; *w holds its end state. 1: the group's domain
+ * was replaced during it, to try again. */
 static int attempt(struct snapshot_reader *r, int fd, const char *path, int group_id,
 		   struct it_snap_walk *w)
 {
@@ -255,14 +282,16 @@ static int attempt(struct snapshot_reader *r, int fd, const char *path, int grou
 						     "reading its ring buffer failed");
 			return -1;
 		}
+		if (w->error == IT_SNAP_DOMAIN_CHANGED)
+			return 1;
 		if (w->error) {
-			log_error("snapshot: group %d: %s (at level %u); nothing stored for it",
-				  group_id, walk_error(w->error), w->level);
+			log_error("snapshot: group %d: %s (at level %u); nothing stored", group_id,
+				  walk_error(w->error), w->level);
 			return -1;
 		}
 		if (w->dropped) {
 			log_error("snapshot: group %d: %llu runs found no room in the ring buffer; "
-				  "nothing stored for it",
+				  "nothing stored",
 				  group_id, (unsigned long long)w->dropped);
 			return -1;
 		}
@@ -294,10 +323,21 @@ int snapshot_reader_read(struct snapshot_reader *r, const char *root, int group_
 		return -1;
 	}
 	while (d->attempts < ATTEMPTS) {
+		int got;
+
 		d->attempts++;
-		if (attempt(r, fd, path, group_id, &w))
+		got = attempt(r, fd, path, group_id, &w);
+		if (got < 0)
 			goto out;
-		d->consistent = map_seq(r) == w.map_seq_start;
+		if (got > 0) {
+			if (d->attempts < ATTEMPTS)
+				continue;
+			log_error("snapshot: group %d: %s, in each of %d reads; nothing stored",
+				  group_id, walk_error(IT_SNAP_DOMAIN_CHANGED), ATTEMPTS);
+			goto out;
+		}
+		/* a domain without a table cannot change while read */
+		d->consistent = w.kind != IT_SNAP_TRANSLATED || unchanged(r, &w);
 		d->changes_by_domain = r->changes_by_domain;
 		if (d->consistent)
 			break;

@@ -363,7 +363,9 @@ static void a_controller_that_stays_down_fails(void **state)
 	start_kernel(&k, 0);
 	assert_int_equal(device_put_back(&b, false, was, why, sizeof(why)), DEVICE_PUT_BACK_FAILED);
 	end_kernel(&k);
-	assert_string_equal(why, "its NVMe controller is 'connecting' 0.1 s after the probe");
+	/* the time is measured, so only its form is pinned */
+	assert_non_null(strstr(why, "its NVMe controller is 'connecting' 0."));
+	assert_non_null(strstr(why, " s after the probe"));
 }
 
 /* map's and io's setup binds through its options' root (the bind, which the fixture cannot

@@ -199,31 +199,52 @@ static void fill_on_full_disk(struct fixture *f)
 	disk_full = 0;
 }
 
+/* stderr into a temporary file from stderr_begin() to stderr_end(), which returns what was said
+ * there (in @said, at most @len - 1 bytes) */
+struct stderr_capture {
+	FILE *log;
+	int saved;
+};
+
+static void stderr_begin(struct stderr_capture *c)
+{
+	c->log = tmpfile();
+	assert_non_null(c->log);
+	c->saved = dup(2);
+	fflush(stderr);
+	dup2(fileno(c->log), 2);
+}
+
+static const char *stderr_end(struct stderr_capture *c, char *said, size_t len)
+{
+	size_t n;
+
+	fflush(stderr);
+	dup2(c->saved, 2);
+	close(c->saved);
+	rewind(c->log);
+	n = fread(said, 1, len - 1, c->log);
+	said[n] = '\0';
+	fclose(c->log);
+	return said;
+}
+
 /* A full disk is said once per connection (what fails after it on that connection is its
  * consequence), and again on another connection: the state is the connection's. */
 static void full_disk_is_said_once_per_connection(void **state)
 {
 	struct fixture *f = *state;
-	char said[4096] = "", *at;
-	int saved = dup(2), n = 0;
-	FILE *log = tmpfile();
-	size_t len;
+	struct stderr_capture c;
+	char said[4096];
+	const char *at;
+	int n = 0;
 
-	assert_non_null(log);
-	fflush(stderr);
-	dup2(fileno(log), 2);
+	stderr_begin(&c);
 	vfs_shim_begin(full_db_open);
 	fill_on_full_disk(f);
 	fill_on_full_disk(f);
 	vfs_shim_end();
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	rewind(log);
-	len = fread(said, 1, sizeof(said) - 1, log);
-	said[len] = '\0';
-	fclose(log);
-	for (at = said; (at = strstr(at, "its disk is full")); at++)
+	for (at = stderr_end(&c, said, sizeof(said)); (at = strstr(at, "its disk is full")); at++)
 		n++;
 	assert_int_equal(n, 2);
 }
@@ -232,19 +253,17 @@ static void full_disk_is_said_once_per_connection(void **state)
  * its end is not. */
 static void failed_read_is_said(void **state)
 {
-	char said[1024] = "";
+	struct stderr_capture c;
+	char said[1024];
 	sqlite3_stmt *st;
 	sqlite3 *db;
-	int saved = dup(2), rc;
-	FILE *log = tmpfile();
-	size_t len;
+	int rc;
 
 	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
 	assert_int_equal(sqlite3_prepare_v2(db, "SELECT 1 UNION ALL SELECT json('not json')", -1,
 					    &st, NULL),
 			 SQLITE_OK);
-	fflush(stderr);
-	dup2(fileno(log), 2);
+	stderr_begin(&c);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
 		;
 	assert_int_equal(itdb_finalize_read(st, rc, "reading the test rows"), -1);
@@ -252,13 +271,7 @@ static void failed_read_is_said(void **state)
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
 		;
 	assert_int_equal(itdb_finalize_read(st, rc, "reading the other rows"), 0);
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	rewind(log);
-	len = fread(said, 1, sizeof(said) - 1, log);
-	said[len] = '\0';
-	fclose(log);
+	stderr_end(&c, said, sizeof(said));
 	sqlite3_close(db);
 	assert_string_equal(said, "iommutrace: error: database: reading the test rows: "
 				  "malformed JSON\n");
